@@ -1,0 +1,145 @@
+package fsutil
+
+import (
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// tempGraceSeconds protects temp files without a PID in their name (spec 5.4).
+const tempGraceSeconds = 60
+
+// SweepOnOpen is storh's open-time sweep (spec 5.3), run without the lock:
+//   - no C/.storh/writers/: sweep all of C, then create writers/;
+//   - otherwise, if any entry of writers/ is stale (name not "<digits>.…"
+//     or its pid not alive), sweep all of C and unlink every stale entry
+//     (errors ignored, so a stale subdirectory stays and triggers the sweep
+//     again on every open);
+//   - no stale entry: nothing is done.
+//
+// Entries are judged by name only (a subdirectory named "<live pid>.x" is
+// not stale). now is the clock for the 60-second grace of SweepTemps.
+func SweepOnOpen(collectionDir string, now time.Time) error {
+	writers := WritersDir(collectionDir)
+	if fi, err := os.Stat(writers); err != nil || !fi.IsDir() {
+		SweepTemps(collectionDir, now)
+		return ensureDir(writers)
+	}
+	entries, err := os.ReadDir(writers)
+	if err != nil {
+		return nil // unreadable: PHP's scandir fails and finds no stale entry
+	}
+	var stale []string
+	for _, e := range entries {
+		if markerStale(e.Name()) {
+			stale = append(stale, e.Name())
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	SweepTemps(collectionDir, now)
+	for _, name := range stale {
+		_ = unix.Unlink(writers + "/" + name) // unlink(2): a directory is never removed
+	}
+	return nil
+}
+
+// markerStale: a live marker's name starts with "<digits>." and that pid is alive.
+func markerStale(name string) bool {
+	dot := strings.IndexByte(name, '.')
+	if dot <= 0 {
+		return true
+	}
+	pid, ok := parsePID(name[:dot])
+	return !ok || !PIDAlive(pid)
+}
+
+// SweepTemps walks C recursively (symlinked directories are not followed)
+// and applies spec 5.4 to every file whose basename starts with "." and
+// ends with ".tmp":
+//   - ^\.(\d+)\.[0-9a-f]+\.\d+\.tmp$ with a live pid: kept;
+//   - that pattern with a dead pid: deleted whatever its age;
+//   - any other such name: kept while now - mtime < 60 (integer seconds),
+//     deleted otherwise.
+//
+// Everything else is never touched; errors (unreadable dirs, failed
+// unlinks) are ignored like PHP does.
+func SweepTemps(collectionDir string, now time.Time) {
+	nowSec := now.Unix()
+	stack := []string{collectionDir}
+	for len(stack) > 0 {
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			path := dir + "/" + name
+			if e.IsDir() { // DirEntry types come from lstat: a symlink is never IsDir
+				stack = append(stack, path)
+				continue
+			}
+			if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
+				continue
+			}
+			// PHP's isFile()/getMTime() follow symlinks; a symlink to a
+			// regular file is treated as that file (unlink removes the link).
+			fi, err := os.Stat(path)
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			if pid, ok := pidOfTemp(name); ok {
+				if !PIDAlive(pid) {
+					_ = unix.Unlink(path)
+				}
+				continue
+			}
+			if nowSec-fi.ModTime().Unix() >= tempGraceSeconds {
+				_ = unix.Unlink(path)
+			}
+		}
+	}
+}
+
+// pidOfTemp matches ^\.(\d+)\.[0-9a-f]+\.\d+\.tmp$ (ASCII digits, lowercase
+// hex, each part non-empty) and returns the parsed pid.
+func pidOfTemp(name string) (int64, bool) {
+	if len(name) < len(".1.a.1.tmp") || name[0] != '.' || !strings.HasSuffix(name, ".tmp") {
+		return 0, false
+	}
+	parts := strings.Split(name[1:len(name)-len(".tmp")], ".")
+	if len(parts) != 3 || !allDigits(parts[0]) || !allLowerHex(parts[1]) || !allDigits(parts[2]) {
+		return 0, false
+	}
+	return parsePID(parts[0])
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func allLowerHex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,106 @@
+package fsutil
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// Writer is one store instance's writing identity "<pid>.<hex8>" (spec 4.1,
+// 5.1-5.2): the name of its writer marker C/.storh/writers/<pid>.<hex8> and
+// the prefix of its record temp files .<pid>.<hex8>.<n>.tmp. Safe for
+// concurrent use.
+type Writer struct {
+	collectionDir string
+	pid           int
+	name          string
+
+	tempSeq atomic.Uint64 // last temp number handed out; temps start at 1
+
+	mu         sync.Mutex
+	registered bool
+}
+
+// NewWriter returns a fresh identity (real OS pid, 8 random lowercase hex
+// digits) for the collection directory C.
+func NewWriter(collectionDir string) *Writer {
+	pid := os.Getpid()
+	return &Writer{
+		collectionDir: collectionDir,
+		pid:           pid,
+		name:          strconv.Itoa(pid) + "." + randomHex(4),
+	}
+}
+
+// Name is "<pid>.<hex8>".
+func (w *Writer) Name() string { return w.name }
+
+// MarkerPath is C/.storh/writers/<pid>.<hex8>.
+func (w *Writer) MarkerPath() string {
+	return WritersDir(w.collectionDir) + "/" + w.name
+}
+
+// WritersDir is C/.storh/writers.
+func WritersDir(collectionDir string) string {
+	return collectionDir + "/.storh/writers"
+}
+
+// Register creates the empty marker (and its directory) the first time it
+// is called; later calls do nothing. Call it under the collection lock,
+// before the first temp file.
+func (w *Writer) Register() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.registered {
+		return nil
+	}
+	marker := w.MarkerPath()
+	if err := os.MkdirAll(filepath.Dir(marker), 0o777); err != nil {
+		return newError("Could not register storage writer marker: "+marker, err)
+	}
+	f, err := os.OpenFile(marker, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return newError("Could not register storage writer marker: "+marker, err)
+	}
+	if err := f.Close(); err != nil {
+		return newError("Could not register storage writer marker: "+marker, err)
+	}
+	w.registered = true
+	return nil
+}
+
+// Registered reports whether Register succeeded and Unregister has not run.
+func (w *Writer) Registered() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.registered
+}
+
+// Unregister removes the marker (errors ignored) if this process registered
+// it; a forked child with another pid leaves its parent's marker alone.
+func (w *Writer) Unregister() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.registered || os.Getpid() != w.pid {
+		return
+	}
+	_ = os.Remove(w.MarkerPath())
+	w.registered = false
+}
+
+// TempPath returns dir/.<pid>.<hex8>.<n>.tmp with n = 1, 2, ... per Writer.
+func (w *Writer) TempPath(dir string) string {
+	n := w.tempSeq.Add(1)
+	return dir + "/." + w.name + "." + strconv.FormatUint(n, 10) + ".tmp"
+}
+
+// randomHex returns 2*n lowercase hex digits from crypto/rand.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on Linux (Go >= 1.24 it panics instead of erroring)
+	return hex.EncodeToString(b)
+}
