@@ -1,0 +1,205 @@
+package query
+
+import (
+	"encoding/hex"
+	"math"
+	"sort"
+
+	"storhfs/core/phpjson"
+)
+
+// Index use (spec docstore 8.7, product rule of 13.9): an index only ever
+// proposes candidates, and every candidate is re-checked with the scan
+// predicate. A condition is used only where its id set is a superset of the
+// records it matches under 8.6, given that the index holds every record
+// whose value it indexes (null, bool, int, float, string; never arrays):
+//
+//   - id eq / id in: the operand ids themselves;
+//   - eq / in on an indexed field with scalar operands: equality entries
+//     (both zeros for a float zero, whose VKs differ although 0.0 === -0.0)
+//     or the range lines whose key equals RK(v);
+//   - lt / lte with a string or number operand, between with a string or
+//     number upper bound, on a range field: every range line whose value
+//     passes the condition (arrays, which are never indexed, compare above
+//     all strings and numbers, so they cannot match);
+//   - prefix on a range field: the range lines of the "s-<hex prefix>" keys.
+//
+// gt/gte (array values may match), neq, notIn, exists, missing and array
+// operands are left to the scan. PHP's own index paths are narrower (typed
+// key windows, spec 8.7.3 quirks); their results are the scan's here.
+
+// candidateIDs returns the ids, ascending bytewise without duplicates, of a
+// superset of the records matching some group. usable=false when a group
+// has no usable condition (then the whole query scans).
+func candidateIDs(ix Indexed, groups [][]Condition) (ids []string, usable bool, err error) {
+	union := make(map[string]struct{})
+	for _, g := range groups {
+		set, ok, err := groupCandidates(ix, g)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		for id := range set {
+			union[id] = struct{}{}
+		}
+	}
+	ids = make([]string, 0, len(union))
+	for id := range union {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids, true, nil
+}
+
+// groupCandidates intersects the id sets of a group's usable conditions.
+func groupCandidates(ix Indexed, g []Condition) (map[string]struct{}, bool, error) {
+	var set map[string]struct{}
+	for i := range g {
+		ids, ok, err := conditionCandidates(ix, &g[i])
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			continue
+		}
+		if set == nil {
+			set = make(map[string]struct{}, len(ids))
+			for _, id := range ids {
+				set[id] = struct{}{}
+			}
+		} else {
+			next := make(map[string]struct{}, len(set))
+			for _, id := range ids {
+				if _, in := set[id]; in {
+					next[id] = struct{}{}
+				}
+			}
+			set = next
+		}
+		if len(set) == 0 {
+			break
+		}
+	}
+	return set, set != nil, nil
+}
+
+// conditionCandidates returns a superset of the ids matching c, or
+// usable=false.
+func conditionCandidates(ix Indexed, c *Condition) (ids []string, usable bool, err error) {
+	if c.Field == "id" {
+		return idCandidates(c)
+	}
+	_, rng, ok := ix.Definition(c.Field)
+	if !ok {
+		return nil, false, nil
+	}
+	switch c.Op {
+	case "eq":
+		return valueCandidates(ix, c.Field, rng, []phpjson.Value{c.Value})
+	case "in":
+		list, _ := c.Value.(*phpjson.Array)
+		if list == nil {
+			return nil, true, nil // in_array on a non-array: nothing matches
+		}
+		return valueCandidates(ix, c.Field, rng, list.Values())
+	case "lt", "lte":
+		if rng && isStringOrNumber(c.Value) {
+			return rangeCandidates(ix, c, "", "")
+		}
+	case "between":
+		if rng && isStringOrNumber(c.Second) {
+			return rangeCandidates(ix, c, "", "")
+		}
+	case "prefix":
+		if p, ok := c.Value.(string); ok && rng {
+			// Strings have RK "s-" + hex(bytes): every string with prefix p
+			// has a key in [s-hex(p), s-hex(p)~] ('~' > every hex digit).
+			from := "s-" + hex.EncodeToString([]byte(p))
+			return rangeCandidates(ix, c, from, from+"~")
+		}
+	}
+	return nil, false, nil
+}
+
+// idCandidates serves id eq/in from the operands: the id is a string, so
+// only string operands can match.
+func idCandidates(c *Condition) ([]string, bool, error) {
+	switch c.Op {
+	case "eq":
+		if s, ok := c.Value.(string); ok {
+			return []string{s}, true, nil
+		}
+		return nil, true, nil
+	case "in":
+		var ids []string
+		if list, ok := c.Value.(*phpjson.Array); ok && list != nil {
+			for _, v := range list.Values() {
+				if s, ok := v.(string); ok {
+					ids = append(ids, s)
+				}
+			}
+		}
+		return ids, true, nil
+	}
+	return nil, false, nil
+}
+
+// valueCandidates is the union of the ids stored for each value; an array
+// value makes the condition unusable (arrays are never indexed).
+func valueCandidates(ix Indexed, field string, rng bool, values []phpjson.Value) ([]string, bool, error) {
+	var ids []string
+	for _, v := range values {
+		if _, isArr := v.(*phpjson.Array); isArr {
+			return nil, false, nil
+		}
+		lookups := []phpjson.Value{v}
+		if f, ok := v.(float64); ok && f == 0 {
+			lookups = []phpjson.Value{0.0, math.Copysign(0, -1)}
+		}
+		for _, lv := range lookups {
+			var got []string
+			var indexed bool
+			var err error
+			if rng {
+				key := ix.RangeKey(lv)
+				indexed, err = ix.RangeScan(field, key, key, func(_ string, value phpjson.Value, kids []string) error {
+					if phpjson.Identical(value, lv) {
+						got = append(got, kids...)
+					}
+					return nil
+				})
+			} else {
+				got, indexed, err = ix.EqualityIDs(field, lv)
+			}
+			if err != nil || !indexed {
+				return nil, false, err
+			}
+			ids = append(ids, got...)
+		}
+	}
+	return ids, true, nil
+}
+
+// rangeCandidates collects the ids of the range lines with keys in
+// [from, to] whose value passes c.
+func rangeCandidates(ix Indexed, c *Condition, from, to string) ([]string, bool, error) {
+	var ids []string
+	indexed, err := ix.RangeScan(c.Field, from, to, func(_ string, value phpjson.Value, kids []string) error {
+		ok, err := c.test(value, true)
+		if ok {
+			ids = append(ids, kids...)
+		}
+		return err
+	})
+	if err != nil || !indexed {
+		return nil, false, err
+	}
+	return ids, true, nil
+}
+
+func isStringOrNumber(v phpjson.Value) bool {
+	switch v.(type) {
+	case string, int64, float64:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,233 @@
+package query
+
+import (
+	"errors"
+	"sort"
+
+	"storhfs/core/phpjson"
+	"storhfs/core/uuidv7"
+)
+
+// Get returns the results (PHP get()): matches in the source's order
+// (DocStore: ascending id; SegmentedLog: stream order), stably sorted by
+// the orderBy field when set, then cut to the limit.
+func (b *Builder) Get() ([]Record, error) {
+	out := []Record{}
+	err := b.Stream(func(r Record) error {
+		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Stream calls fn for each result of Get, in order. Without orderBy it
+// streams and stops reading at the limit; with orderBy it holds the
+// matches (not the collection) to sort them. fn returning ErrStop ends the
+// stream without error.
+func (b *Builder) Stream(fn func(Record) error) error {
+	if b.err != nil {
+		return b.err
+	}
+	if !b.ordered {
+		return ignoreStop(b.eachMatch(b.limit, fn))
+	}
+	var matches []Record
+	if err := b.eachMatch(0, func(r Record) error {
+		matches = append(matches, r)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := b.sortRecords(matches); err != nil {
+		return err
+	}
+	if b.limit > 0 && len(matches) > b.limit {
+		matches = matches[:b.limit]
+	}
+	for _, r := range matches {
+		if err := fn(r); err != nil {
+			return ignoreStop(err)
+		}
+	}
+	return nil
+}
+
+// First returns the first result of Get with limit 1, nil when none.
+func (b *Builder) First() (*Record, error) {
+	recs, err := b.Limit(1).Get()
+	if err != nil || len(recs) == 0 {
+		return nil, err
+	}
+	return &recs[0], nil
+}
+
+// Count returns the number of matches, capped at the limit (PHP count()).
+// It counts real matches (scan semantics), also where PHP answers from
+// index files without a value check (spec docstore 8.8 quirk).
+func (b *Builder) Count() (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if counter, ok := b.src.(Counter); ok && !b.HasConditions() && !b.hasCur {
+		n, err := counter.CountAll()
+		if err != nil {
+			return 0, err
+		}
+		if b.limit > 0 && n > b.limit {
+			n = b.limit
+		}
+		return n, nil
+	}
+	n := 0
+	err := b.eachMatch(b.limit, func(Record) error {
+		n++
+		return nil
+	})
+	return n, ignoreStop(err)
+}
+
+// eachMatch calls fn for every matching record in base order (before
+// orderBy), and stops after stop matches when stop > 0. The records come
+// from the direct id lookup, index candidates, or a full scan; every one is
+// checked with Matches, so all three give what a scan gives.
+func (b *Builder) eachMatch(stop int, fn func(Record) error) error {
+	if rec, applies, err := b.directID(); err != nil || applies {
+		if err != nil || rec == nil {
+			return err
+		}
+		return fn(*rec)
+	}
+	seen := 0
+	emit := func(r Record) error {
+		ok, err := b.Matches(r.ID, r.Data)
+		if err != nil || !ok {
+			return err
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+		seen++
+		if stop > 0 && seen >= stop {
+			return ErrStop
+		}
+		return nil
+	}
+	if ix, ok := b.src.(Indexed); ok && b.HasConditions() {
+		ids, usable, err := candidateIDs(ix, b.groups)
+		if err != nil {
+			return err
+		}
+		if usable {
+			for _, id := range ids {
+				// An id Get would refuse (operand of id in, garbage in an
+				// index file) cannot be a record a scan would return.
+				if !uuidv7.Valid(id) || (b.hasCur && id <= b.cursor) {
+					continue
+				}
+				rec, err := b.src.Get(id)
+				if err != nil {
+					return err
+				}
+				if rec == nil {
+					continue // stale index entry
+				}
+				if err := emit(*rec); err != nil {
+					return ignoreStop(err)
+				}
+			}
+			return nil
+		}
+	}
+	return ignoreStop(b.src.Scan(emit))
+}
+
+// directID is PHP direct_id_records (spec docstore 8.7.1): with exactly one
+// group holding `id eq` conditions the record is fetched by id. applies is
+// false when the path does not apply; rec is nil when nothing matches.
+func (b *Builder) directID() (rec *Record, applies bool, err error) {
+	if len(b.groups) != 1 {
+		return nil, false, nil
+	}
+	id, found := "", false
+	for _, c := range b.groups[0] {
+		if c.Field != "id" || c.Op != "eq" {
+			continue
+		}
+		s, ok := c.Value.(string)
+		if !ok || !uuidv7.Valid(s) || (found && s != id) {
+			return nil, true, nil
+		}
+		id, found = s, true
+	}
+	if !found {
+		return nil, false, nil
+	}
+	if b.hasCur && id <= b.cursor {
+		return nil, true, nil
+	}
+	r, err := b.src.Get(id)
+	if err != nil || r == nil {
+		return nil, true, err
+	}
+	ok, err := b.Matches(r.ID, r.Data)
+	if err != nil || !ok {
+		return nil, true, err
+	}
+	return r, true, nil
+}
+
+// sortRecords sorts by the orderBy field with Compare, stably (ties keep
+// base order in both directions; desc negates the comparison).
+func (b *Builder) sortRecords(recs []Record) error {
+	keys := make([]phpjson.Value, len(recs))
+	for i, r := range recs {
+		keys[i] = b.orderValue(r)
+	}
+	idx := make([]int, len(recs))
+	for i := range idx {
+		idx[i] = i
+	}
+	var cmpErr error
+	sort.SliceStable(idx, func(i, j int) bool {
+		r, err := Compare(keys[idx[i]], keys[idx[j]])
+		if err != nil && cmpErr == nil {
+			cmpErr = err
+		}
+		if b.orderDesc {
+			return r > 0
+		}
+		return r < 0
+	})
+	if cmpErr != nil {
+		return cmpErr
+	}
+	sorted := make([]Record, len(recs))
+	for i, k := range idx {
+		sorted[i] = recs[k]
+	}
+	copy(recs, sorted)
+	return nil
+}
+
+// orderValue is PHP order_value: the id for "id", else the data member or
+// null when missing.
+func (b *Builder) orderValue(r Record) phpjson.Value {
+	if b.orderField == "id" {
+		return r.ID
+	}
+	if r.Data == nil {
+		return nil
+	}
+	v, _ := r.Data.Lookup(b.orderField)
+	return v
+}
+
+func ignoreStop(err error) error {
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}

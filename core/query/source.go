@@ -1,0 +1,68 @@
+// Package query implements storh's QueryBuilder semantics (spec docstore
+// 8.6-8.10): a scan predicate that is the contract, optional index use that
+// only narrows candidates (every candidate is re-checked by the scan
+// predicate), count(), first() and explain().
+//
+// DocStore and SegmentedLog adapt their storage to Source (and DocStore's
+// secondary indexes to Indexed).
+package query
+
+import "storhfs/core/phpjson"
+
+// Record is one stored record: its id and its decoded data object.
+type Record struct {
+	ID   string
+	Data *phpjson.Array
+}
+
+// Source is what a query reads.
+type Source interface {
+	// StoreClass is the PHP class name reported by explain()
+	// ("Storh\\DocPerFileStore", or the log's class).
+	StoreClass() string
+	// Scan calls fn for every record in storage order (DocStore: id order).
+	// fn returning ErrStop ends the scan early; Scan then returns nil.
+	// Any other error from fn is returned as is.
+	Scan(fn func(Record) error) error
+	// Get returns the record with id, nil and no error when it is missing.
+	Get(id string) (*Record, error)
+}
+
+// Indexed is optionally implemented by a Source whose store has secondary
+// indexes (DocStore adapts docindex.Manager). A Source implementing Indexed
+// must Scan in ascending bytewise id order (index candidates are visited in
+// that order). Lookups return indexed=false when the index is absent or
+// unusable; the query then falls back to a scan. The query engine trusts an
+// index to hold every record whose value it indexes (spec docstore 7.3), and
+// re-checks every candidate with the scan predicate.
+type Indexed interface {
+	// Definition reports whether field has an index definition while the
+	// indexes are active (ok=false when there is no usable manifest), and
+	// its kind.
+	Definition(field string) (unique, rangeIdx, ok bool)
+	// EqualityIDs returns the ids of eq/<FK(field)>/<VK(v)> (equality
+	// definitions only). Compound entries are not needed: the engine
+	// intersects equality sets instead.
+	EqualityIDs(field string, v phpjson.Value) (ids []string, indexed bool, err error)
+	// RangeScan walks the effective content of field's range index (main
+	// file merged with delta, removes applied) in range-key order for keys
+	// k with fromKey <= k <= toKey ("" = unbounded), calling fn per key
+	// with the decoded value and its live ids.
+	RangeScan(field, fromKey, toKey string, fn func(key string, value phpjson.Value, ids []string) error) (indexed bool, err error)
+	// RangeKey is docindex.RangeKey (RK, spec docstore 7.2).
+	RangeKey(v phpjson.Value) string
+}
+
+// Counter is optionally implemented by a Source that can count all its
+// records cheaply (count() without conditions and without cursor).
+type Counter interface {
+	CountAll() (int, error)
+}
+
+// errStopSentinel is the type of ErrStop.
+type errStopSentinel struct{}
+
+func (errStopSentinel) Error() string { return "query: stop scan" }
+
+// ErrStop is returned by a Scan callback to end the scan early without error.
+var ErrStop error = errStopSentinel{}
