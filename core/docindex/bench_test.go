@@ -1,0 +1,97 @@
+package docindex
+
+import (
+	"fmt"
+	"testing"
+
+	"storhfs/core/phpjson"
+)
+
+type benchRecord struct {
+	id   string
+	data *phpjson.Array
+}
+
+func benchRecords(n int) []benchRecord {
+	recs := make([]benchRecord, n)
+	for i := range recs {
+		recs[i] = benchRecord{rangeID(i), obj(
+			"kind", fmt.Sprintf("kind-%d", i%10),
+			"tag", fmt.Sprintf("tag-%d", i%50),
+			"n", int64(i*7919%n),
+			"title", "some text that is not indexed",
+		)}
+	}
+	return recs
+}
+
+func sliceSource(recs []benchRecord) RecordSource {
+	return func(yield func(string, *phpjson.Array) error) error {
+		for _, r := range recs {
+			if err := yield(r.id, r.data); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// BenchmarkRebuild: 20k records, equality kind and tag (plus their
+// compound pair) and range n; records come from memory, so this is the
+// index building and writing alone.
+func BenchmarkRebuild(b *testing.B) {
+	const n = 20000
+	recs := benchRecords(n)
+	m, _ := Open(b.TempDir(), nil)
+	m.pending = []Definition{{Field: "kind"}, {Field: "tag"}, {Field: "n", Range: true}}
+	if err := m.Sync(false, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := m.Rebuild(sliceSource(recs)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "us/record")
+}
+
+// BenchmarkEqualityLookup: raw scan of an entry file holding 2000 ids.
+func BenchmarkEqualityLookup(b *testing.B) {
+	recs := benchRecords(20000)
+	m, _ := Open(b.TempDir(), nil)
+	m.pending = []Definition{{Field: "kind"}, {Field: "tag"}, {Field: "n", Range: true}}
+	if err := m.Sync(false, nil); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := m.Rebuild(sliceSource(recs)); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ids, _, err := m.EqualityIDs("kind", "kind-3")
+		if err != nil || len(ids) != 2000 {
+			b.Fatalf("%d ids, %v", len(ids), err)
+		}
+	}
+}
+
+// BenchmarkRangeValueLookup: eq on a range field (sparse seek + delta).
+func BenchmarkRangeValueLookup(b *testing.B) {
+	recs := benchRecords(20000)
+	m, _ := Open(b.TempDir(), nil)
+	m.pending = []Definition{{Field: "n", Range: true}}
+	if err := m.Sync(false, nil); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := m.Rebuild(sliceSource(recs)); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ids, _, err := m.EqualityIDs("n", int64(12345))
+		if err != nil || len(ids) != 1 {
+			b.Fatalf("%d ids, %v", len(ids), err)
+		}
+	}
+}
