@@ -107,8 +107,13 @@ func NewList(vals ...Value) *Array {
 	return a
 }
 
-// Len returns the number of members.
-func (a *Array) Len() int { return len(a.keys) }
+// Len returns the number of members (0 for a nil *Array).
+func (a *Array) Len() int {
+	if a == nil {
+		return 0
+	}
+	return len(a.keys)
+}
 
 // At returns the i-th member in order.
 func (a *Array) At(i int) (Key, Value) { return a.keys[i], a.vals[i] }

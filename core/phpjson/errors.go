@@ -1,0 +1,27 @@
+package phpjson
+
+import "errors"
+
+// PHP JSON errors. Error() is exactly the message of PHP's JsonException
+// (php_json_get_error_msg), because storh surfaces these texts verbatim.
+var (
+	ErrDepth           = errors.New("Maximum stack depth exceeded")
+	ErrStateMismatch   = errors.New("State mismatch (invalid or malformed JSON)")
+	ErrCtrlChar        = errors.New("Control character error, possibly incorrectly encoded")
+	ErrSyntax          = errors.New("Syntax error")
+	ErrUTF8            = errors.New("Malformed UTF-8 characters, possibly incorrectly encoded")
+	ErrInfNaN          = errors.New("Inf and NaN cannot be JSON encoded")
+	ErrUnsupportedType = errors.New("Type is not supported")
+	ErrUTF16           = errors.New("Single unpaired UTF-16 surrogate in unicode escape")
+)
+
+// IsJSONError reports whether err is (or wraps) one of PHP's JSON errors
+// above, i.e. what PHP would throw as a JsonException.
+func IsJSONError(err error) bool {
+	for _, e := range []error{ErrDepth, ErrStateMismatch, ErrCtrlChar, ErrSyntax, ErrUTF8, ErrInfNaN, ErrUnsupportedType, ErrUTF16} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
