@@ -1,0 +1,282 @@
+package queue
+
+import (
+	"storhfs/core/phpjson"
+	"storhfs/core/uuidv7"
+)
+
+// Record is a claimed job: its id and the payload as PHP claimers see it
+// (spec queue.md A5 normalize). Payload is shared with the queue's state and
+// must not be modified.
+type Record struct {
+	ID      string
+	Payload *phpjson.Array
+}
+
+// Job is one enqueueMany entry. ID "" means "generate".
+type Job struct {
+	ID      string
+	Payload *phpjson.Array
+}
+
+// JobFromValue applies PHP enqueueMany's row rule: id is row.id when that is
+// a string; the payload is row.payload when that is an array, otherwise the
+// whole row (spec queue.md A7, P16). A row that is not an array gets a
+// generated id and an empty payload.
+func JobFromValue(v phpjson.Value) Job {
+	row, ok := v.(*phpjson.Array)
+	if !ok {
+		return Job{Payload: phpjson.NewArray(0)}
+	}
+	var j Job
+	if id, ok := row.Lookup("id"); ok {
+		j.ID, _ = id.(string)
+	}
+	if p, ok := row.Lookup("payload"); ok {
+		j.Payload, _ = p.(*phpjson.Array)
+	}
+	if j.Payload == nil {
+		j.Payload = row
+	}
+	return j
+}
+
+// resolveID validates an explicit id or produces one (built-in generator, or
+// Options.NewID whose ids are validated). Runs before the lock, like PHP.
+func (q *Queue) resolveID(id string) (string, error) {
+	if id != "" {
+		if !uuidv7.Valid(id) {
+			return "", uuidv7.ErrInvalid
+		}
+		return id, nil
+	}
+	if q.newID == nil {
+		return q.ids.New()
+	}
+	id, err := q.newID()
+	if err != nil {
+		return "", err
+	}
+	if !uuidv7.Valid(id) {
+		return "", uuidv7.ErrInvalid
+	}
+	return id, nil
+}
+
+func payloadOrEmpty(p *phpjson.Array) *phpjson.Array {
+	if p == nil {
+		return phpjson.NewArray(0)
+	}
+	return p
+}
+
+// Enqueue appends one job and returns its id (id "" = generate). payload nil
+// is the empty payload; it must not be modified afterwards.
+func (q *Queue) Enqueue(payload *phpjson.Array, id string) (string, error) {
+	id, err := q.resolveID(id)
+	if err != nil {
+		return "", err
+	}
+	payloadJSON, err := appendPayloadJSON(nil, payload)
+	if err != nil {
+		return "", err
+	}
+	stored := NormalizePayload(payloadOrEmpty(payload))
+	err = q.op(func(now int64) error {
+		q.buf, q.scratch = appendEventLine(q.buf[:0], q.scratch, OpEnqueue, id, false, payloadJSON, now)
+		q.st.enqueue(id, payloadRef{val: stored})
+		return q.writeAndCommit()
+	})
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// EnqueueMany appends one enqueue line per job, all with the ts read before
+// locking, and returns the ids in order. Every id and payload is checked
+// before anything is written (PHP writes the part of a batch over 1 MiB that
+// precedes a bad job; we write nothing).
+func (q *Queue) EnqueueMany(jobs []Job) ([]string, error) {
+	ts := q.now().Unix()
+	ids := make([]string, len(jobs))
+	stored := make([]*phpjson.Array, len(jobs))
+	var lines, scratch, payloadJSON []byte
+	for i, j := range jobs {
+		id, err := q.resolveID(j.ID)
+		if err != nil {
+			return nil, err
+		}
+		payloadJSON, err = appendPayloadJSON(payloadJSON[:0], j.Payload)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+		stored[i] = NormalizePayload(payloadOrEmpty(j.Payload))
+		lines, scratch = appendEventLine(lines, scratch, OpEnqueue, id, false, payloadJSON, ts)
+	}
+	if len(jobs) == 0 {
+		return ids, nil
+	}
+	err := q.op(func(int64) error {
+		for i, id := range ids {
+			q.st.enqueue(id, payloadRef{val: stored[i]})
+		}
+		return q.writeAndCommitBuf(lines)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// Claim takes the first pending job in claim order; nil when none is pending
+// (nothing is written then).
+func (q *Queue) Claim() (*Record, error) {
+	recs, err := q.claim(1)
+	if err != nil || len(recs) == 0 {
+		return nil, err
+	}
+	return &recs[0], nil
+}
+
+// ClaimMany claims up to limit pending jobs in claim order, one claim line
+// each with one shared ts. limit < 1 fails before locking.
+func (q *Queue) ClaimMany(limit int) ([]Record, error) {
+	if limit < 1 {
+		return nil, ErrClaimLimit
+	}
+	return q.claim(limit)
+}
+
+func (q *Queue) claim(limit int) ([]Record, error) {
+	var recs []Record
+	err := q.op(func(now int64) error {
+		n := min(limit, q.st.pending.n)
+		if n == 0 {
+			return nil
+		}
+		recs = make([]Record, 0, n)
+		q.buf = q.buf[:0]
+		for len(recs) < n {
+			j := q.st.claim(q.st.pending.head.id, now)
+			recs = append(recs, Record{ID: j.id, Payload: payloadOrEmpty(j.payload.val)})
+			q.buf, q.scratch = appendEventLine(q.buf, q.scratch, OpClaim, j.id, false, nil, now)
+		}
+		return q.writeAndCommit()
+	})
+	return recs, err
+}
+
+// Complete finishes a processing job: keepDone records it as done (until a
+// purge), otherwise it is forgotten. An id that is not processing (exact
+// string) is a silent no-op; an invalid id fails before locking.
+func (q *Queue) Complete(id string, keepDone bool) error {
+	_, err := q.CompleteMany([]string{id}, keepDone)
+	return err
+}
+
+// CompleteMany completes the processing jobs among ids (duplicates skipped,
+// input order kept) and returns how many it completed. Every id is validated
+// first; an empty list returns 0 without locking.
+func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
+	for _, id := range ids {
+		if !uuidv7.Valid(id) {
+			return 0, uuidv7.ErrInvalid
+		}
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	completed := 0
+	err := q.op(func(now int64) error {
+		q.buf = q.buf[:0]
+		for _, id := range ids {
+			j := q.st.jobs[id]
+			if j == nil || j.state != stateProcessing {
+				continue // not processing, or a duplicate already completed
+			}
+			q.st.complete(id, keepDone, now)
+			q.buf, q.scratch = appendEventLine(q.buf, q.scratch, OpComplete, id, keepDone, nil, now)
+			completed++
+		}
+		return q.writeAndCommit()
+	})
+	if err != nil {
+		return 0, err
+	}
+	return completed, nil
+}
+
+// RequeueTimedOut moves every processing job with now - claimed_at >=
+// timeoutS (so every one for timeoutS <= 0) to the back of the pending
+// order, in claim order, and returns how many.
+func (q *Queue) RequeueTimedOut(timeoutS int64) (int, error) {
+	n := 0
+	err := q.op(func(now int64) error {
+		var err error
+		n, err = q.requeueTimedOut(timeoutS, now)
+		return err
+	})
+	return n, err
+}
+
+func (q *Queue) requeueTimedOut(timeoutS, now int64) (int, error) {
+	q.buf = q.buf[:0]
+	n := 0
+	for j := q.st.processing.head; j != nil; {
+		next := j.next
+		if now-j.at >= timeoutS {
+			q.st.requeue(j.id)
+			q.buf, q.scratch = appendEventLine(q.buf, q.scratch, OpRequeue, j.id, false, nil, now)
+			n++
+		}
+		j = next
+	}
+	return n, q.writeAndCommit()
+}
+
+// PurgeDone forgets done jobs: all of them for olderThanS <= 0, otherwise
+// those with now - completed_at >= olderThanS. Returns how many.
+func (q *Queue) PurgeDone(olderThanS int64) (int, error) {
+	n := 0
+	err := q.op(func(now int64) error {
+		q.buf = q.buf[:0]
+		for j := q.st.done.head; j != nil; {
+			next := j.next
+			if olderThanS <= 0 || now-j.at >= olderThanS {
+				id := j.id
+				q.st.purge(id)
+				q.buf, q.scratch = appendEventLine(q.buf, q.scratch, OpPurge, id, false, nil, now)
+				n++
+			}
+			j = next
+		}
+		return q.writeAndCommit()
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// writeAndCommit appends q.buf (already applied to the state) and fsyncs;
+// an empty buffer writes and syncs nothing.
+func (q *Queue) writeAndCommit() error { return q.writeAndCommitBuf(q.buf) }
+
+// writeAndCommitBuf appends lines at EOF and fsyncs. The caller has applied
+// them to q.st already; if the write or the fsync fails the state is marked
+// stale, so the next sync rebuilds it from what the log really holds.
+func (q *Queue) writeAndCommitBuf(lines []byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if err := q.prepareAppend(); err != nil {
+		q.stale = true
+		return err
+	}
+	if err := q.writeLines(lines); err != nil {
+		return err
+	}
+	return q.commit()
+}

@@ -1,0 +1,45 @@
+package queue
+
+import "storhfs/core/phpjson"
+
+// The JSON value model is phpjson's; these two calls are all the queue needs.
+
+// decodeJSON is PHP json_decode($b, true) with depth 512 (an event may nest
+// at most 511 levels).
+func decodeJSON(b []byte) (phpjson.Value, error) { return phpjson.Decode(b) }
+
+// maxPayloadDepth keeps written events decodable: the event object adds one
+// level and PHP reads at most 511 (spec queue.md P6). PHP itself writes
+// payloads up to 512 deep and then truncates them (and every later event) on
+// the next open; we refuse them instead.
+const maxPayloadDepth = 510
+
+// appendPayloadJSON appends storh's json_encode of payload (an empty payload
+// is "[]").
+func appendPayloadJSON(dst []byte, payload *phpjson.Array) ([]byte, error) {
+	if payload == nil || payload.Len() == 0 {
+		return append(dst, '[', ']'), nil
+	}
+	if depthExceeds(payload, maxPayloadDepth) {
+		return dst, ErrPayloadTooDeep
+	}
+	return phpjson.AppendEncode(dst, payload)
+}
+
+// depthExceeds reports whether v nests more than limit arrays deep (every
+// array counts, empty ones too, as in PHP's parser).
+func depthExceeds(v phpjson.Value, limit int) bool {
+	a, ok := v.(*phpjson.Array)
+	if !ok {
+		return false
+	}
+	if limit <= 0 {
+		return true
+	}
+	for _, child := range a.Values() {
+		if depthExceeds(child, limit-1) {
+			return true
+		}
+	}
+	return false
+}

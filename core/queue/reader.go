@@ -1,0 +1,304 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"storhfs/core/phpjson"
+)
+
+// View is one read-only file a mounted queue shows.
+type View uint8
+
+const (
+	// ViewPending: {"id":..,"payload":..} per pending job, in claim order.
+	ViewPending View = iota
+	// ViewProcessing: {"id":..,"claimed_at":..,"payload":..} in claim order.
+	ViewProcessing
+	// ViewDone: {"id":..,"completed_at":..} per kept done job.
+	ViewDone
+	// ViewEvents: the JSON part of every valid queue.log line (guard and CR
+	// stripped), LF-terminated.
+	ViewEvents
+	numViews
+)
+
+// Snapshot is a read-only state of queue.log, replayed without the lock and
+// never truncating: the valid prefix of the file as it was when read. The
+// payloads are not held in memory: each job remembers the offset of its
+// enqueue line, which the views re-read through the snapshot's own file
+// handle (appends and PHP's truncation of an invalid tail never touch the
+// valid prefix). Safe for concurrent use.
+type Snapshot struct {
+	f        *os.File
+	Size     int64      // bytes of queue.log considered (its size when read)
+	ValidEnd int64      // end of the valid prefix
+	Lines    int        // valid lines
+	Invalid  *LineError // first invalid line; nil when the whole file is valid
+	ModTime  time.Time  // queue.log mtime when read
+	st       *state
+	events   int64 // ViewEvents size, counted during the replay
+
+	mu    sync.Mutex
+	index [numViews]*viewIndex // built on first use
+}
+
+// viewIndex is a view's exact byte size plus checkpoints for ReadAt.
+type viewIndex struct {
+	size   int64
+	points []viewCursor // every checkpointEvery-th line start, ascending
+}
+
+// viewCursor is a position in a view: a line start (viewOff) and where that
+// line comes from (a job node, or a queue.log offset for ViewEvents).
+type viewCursor struct {
+	viewOff int64
+	j       *job
+	fileOff int64
+}
+
+const checkpointEvery = 128
+
+// ReadSnapshot replays dir/queue.log without taking the lock. now stands in
+// for missing event timestamps (nil = time.Now).
+func ReadSnapshot(dir string, now func() time.Time) (*Snapshot, error) {
+	if now == nil {
+		now = time.Now
+	}
+	f, err := os.Open(dir + "/queue.log")
+	if err != nil {
+		return nil, fmt.Errorf("read queue %s: %w", dir, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read queue %s: %w", dir, err)
+	}
+	s := &Snapshot{f: f, Size: fi.Size(), ModTime: fi.ModTime(), st: newState()}
+	res, err := replay(f, 0, s.Size, 1, s.st, now().Unix(), false, func(json []byte) {
+		s.events += int64(len(json)) + 1
+	})
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read queue %s: %w", dir, err)
+	}
+	s.ValidEnd, s.Lines, s.Invalid = res.end, res.lines, res.invalid
+	return s, nil
+}
+
+// Close releases the file handle; views fail afterwards.
+func (s *Snapshot) Close() error { return s.f.Close() }
+
+// Counts returns the numbers of pending, processing and done jobs.
+func (s *Snapshot) Counts() Counts { return s.st.counts() }
+
+// Each calls fn with every line of view v in order (fn must not keep line).
+func (s *Snapshot) Each(v View, fn func(line []byte) error) error {
+	it := s.iter(v, s.start(v))
+	for {
+		line, err := it.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(line); err != nil {
+			return err
+		}
+	}
+}
+
+// ViewSize returns the exact byte size of view v.
+func (s *Snapshot) ViewSize(v View) (int64, error) {
+	if v == ViewEvents {
+		return s.events, nil
+	}
+	idx, err := s.viewIndex(v)
+	if err != nil {
+		return 0, err
+	}
+	return idx.size, nil
+}
+
+// ReadAt reads view v's bytes at off (io.ReaderAt semantics).
+func (s *Snapshot) ReadAt(v View, p []byte, off int64) (int, error) {
+	idx, err := s.viewIndex(v)
+	if err != nil {
+		return 0, err
+	}
+	if off >= idx.size {
+		return 0, io.EOF
+	}
+	k := sort.Search(len(idx.points), func(i int) bool { return idx.points[i].viewOff > off }) - 1
+	cur := s.start(v)
+	if k >= 0 {
+		cur = idx.points[k]
+	}
+	it := s.iter(v, cur)
+	pos, n := cur.viewOff, 0
+	for n < len(p) {
+		line, err := it.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+		if end := pos + int64(len(line)); end > off {
+			skip := max(off-pos, 0)
+			n += copy(p[n:], line[skip:])
+			off = end
+		}
+		pos += int64(len(line))
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (s *Snapshot) viewIndex(v View) (*viewIndex, error) {
+	if v >= numViews {
+		return nil, fmt.Errorf("queue: unknown view %d", v)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.index[v] != nil {
+		return s.index[v], nil
+	}
+	idx := &viewIndex{}
+	it := s.iter(v, s.start(v))
+	for lines := 0; ; lines++ {
+		if lines%checkpointEvery == 0 {
+			idx.points = append(idx.points, it.cursor(idx.size))
+		}
+		line, err := it.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		idx.size += int64(len(line))
+	}
+	s.index[v] = idx
+	return idx, nil
+}
+
+func (s *Snapshot) start(v View) viewCursor {
+	switch v {
+	case ViewPending:
+		return viewCursor{j: s.st.pending.head}
+	case ViewProcessing:
+		return viewCursor{j: s.st.processing.head}
+	case ViewDone:
+		return viewCursor{j: s.st.done.head}
+	}
+	return viewCursor{}
+}
+
+func (s *Snapshot) iter(v View, c viewCursor) *viewIter {
+	it := &viewIter{s: s, v: v, j: c.j, fileOff: c.fileOff}
+	if v == ViewEvents {
+		it.sc = newLineScanner(s.f, c.fileOff, s.ValidEnd)
+	}
+	return it
+}
+
+// viewIter produces a view's lines from a cursor.
+type viewIter struct {
+	s       *Snapshot
+	v       View
+	j       *job         // next job (job views)
+	fileOff int64        // next queue.log line (ViewEvents)
+	sc      *lineScanner // ViewEvents
+	line    []byte
+	raw     []byte
+}
+
+func (it *viewIter) cursor(viewOff int64) viewCursor {
+	return viewCursor{viewOff: viewOff, j: it.j, fileOff: it.fileOff}
+}
+
+func (it *viewIter) next() ([]byte, error) {
+	if it.v == ViewEvents {
+		return it.nextEvent()
+	}
+	j := it.j
+	if j == nil {
+		return nil, io.EOF
+	}
+	it.j = j.next
+	var err error
+	b := append(it.line[:0], `{"id":`...)
+	if b, err = phpjson.AppendString(b, j.id); err != nil {
+		return nil, err
+	}
+	switch it.v {
+	case ViewProcessing:
+		b = append(b, `,"claimed_at":`...)
+		b = appendInt(b, j.at)
+	case ViewDone:
+		b = append(b, `,"completed_at":`...)
+		b = appendInt(b, j.at)
+	}
+	if it.v != ViewDone {
+		b = append(b, `,"payload":`...)
+		if b, err = it.appendPayload(b, j.payload); err != nil {
+			return nil, err
+		}
+	}
+	it.line = append(b, '}', '\n')
+	return it.line, nil
+}
+
+func (it *viewIter) nextEvent() ([]byte, error) {
+	line, start, err := it.sc.next()
+	if err != nil {
+		return nil, err
+	}
+	it.fileOff = start + int64(len(line))
+	json, fault := ParseGuarded(line)
+	if fault != GuardOK {
+		return nil, fmt.Errorf("queue.log changed under the snapshot at offset %d: %w", start, guardError(fault))
+	}
+	it.line = append(append(it.line[:0], json...), '\n')
+	return it.line, nil
+}
+
+// appendPayload re-reads the enqueue line that set the payload and appends
+// the payload as claimers see it, encoded as storh does. A payload storh
+// cannot encode is written as null plus "payload_error":<message>.
+func (it *viewIter) appendPayload(dst []byte, p payloadRef) ([]byte, error) {
+	if !p.present() {
+		return append(dst, '[', ']'), nil
+	}
+	if cap(it.raw) < int(p.n) {
+		it.raw = make([]byte, p.n)
+	}
+	raw := it.raw[:p.n]
+	if _, err := it.s.f.ReadAt(raw, p.off-1); err != nil {
+		return nil, fmt.Errorf("re-read queue.log at offset %d: %w", p.off-1, err)
+	}
+	_, ev, err := decodeLine(raw)
+	if err == nil && ev.Op != OpEnqueue {
+		err = errors.New("not an enqueue event")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("queue.log changed under the snapshot at offset %d: %w", p.off-1, err)
+	}
+	out, err := phpjson.AppendEncode(dst, ev.Payload)
+	if err != nil {
+		// PHP decodes 1e999 as INF but cannot encode it: keep the view a
+		// valid NDJSON file and say why the payload is missing.
+		out = append(dst, `null,"payload_error":`...)
+		return phpjson.AppendString(out, err.Error())
+	}
+	return out, nil
+}

@@ -1,0 +1,221 @@
+package queue
+
+import "storhfs/core/phpjson"
+
+// jobState is the list a job is on. Every job in state.jobs is on exactly one.
+type jobState uint8
+
+const (
+	statePending jobState = iota + 1
+	stateProcessing
+	stateDone
+)
+
+// payloadRef is where a job's payload lives: decoded in memory (Queue) or as
+// the offset of the enqueue line that set it (Reader, which re-reads it).
+// The zero value means "no payload" (PHP: payloads[id] unset, claimers see []).
+type payloadRef struct {
+	val *phpjson.Array
+	off int64 // start of the enqueue line + 1 (0 = none)
+	n   int32 // that line's length in bytes
+}
+
+func (p payloadRef) present() bool { return p.val != nil || p.off != 0 }
+
+// job is one id's state. prev/next link it into its state's list.
+type job struct {
+	id      string
+	payload payloadRef // pending/processing only
+	at      int64      // processing: claimed_at; done: completed_at
+	state   jobState
+	prev    *job
+	next    *job
+}
+
+// jobList is an intrusive doubly linked list in PHP map insertion order.
+type jobList struct {
+	head, tail *job
+	n          int
+}
+
+func (l *jobList) pushBack(j *job) {
+	j.prev, j.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = j
+	} else {
+		l.head = j
+	}
+	l.tail = j
+	l.n++
+}
+
+func (l *jobList) remove(j *job) {
+	if j.prev != nil {
+		j.prev.next = j.next
+	} else {
+		l.head = j.next
+	}
+	if j.next != nil {
+		j.next.prev = j.prev
+	} else {
+		l.tail = j.prev
+	}
+	j.prev, j.next = nil, nil
+	l.n--
+}
+
+// state is the queue state rebuilt from queue.log (spec queue.md A5).
+//
+// The pending list is the effective claim order (A6): every event that makes
+// a job pending (enqueue, effective requeue) moves it to the back, which is
+// "each pending id at its last pending_order occurrence". processing and
+// done keep PHP's map order (done[id] = ts on an id already done keeps its
+// place).
+type state struct {
+	jobs       map[string]*job
+	pending    jobList
+	processing jobList
+	done       jobList
+	spare      []job  // preallocated job slots (fewer small allocations)
+	free       []*job // forgotten slots, reused first
+}
+
+func newState() *state { return &state{jobs: make(map[string]*job)} }
+
+func (s *state) list(st jobState) *jobList {
+	switch st {
+	case statePending:
+		return &s.pending
+	case stateProcessing:
+		return &s.processing
+	default:
+		return &s.done
+	}
+}
+
+func (s *state) newJob(id string) *job {
+	var j *job
+	if n := len(s.free); n > 0 {
+		j = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		if len(s.spare) == 0 {
+			s.spare = make([]job, 256)
+		}
+		j = &s.spare[0]
+		s.spare = s.spare[1:]
+	}
+	j.id = id
+	s.jobs[id] = j
+	return j
+}
+
+func (s *state) detach(j *job) { s.list(j.state).remove(j) }
+
+func (s *state) forget(j *job) {
+	s.detach(j)
+	delete(s.jobs, j.id)
+	*j = job{}
+	s.free = append(s.free, j)
+}
+
+// enqueue: (re)sets the payload and makes the job pending at the back,
+// whatever it was before.
+func (s *state) enqueue(id string, p payloadRef) {
+	j := s.jobs[id]
+	if j == nil {
+		j = s.newJob(id)
+	} else {
+		s.detach(j)
+	}
+	j.payload, j.state, j.at = p, statePending, 0
+	s.pending.pushBack(j)
+}
+
+// claim: pending -> processing (claimed_at = ts); otherwise a no-op.
+func (s *state) claim(id string, ts int64) *job {
+	j := s.jobs[id]
+	if j == nil || j.state != statePending {
+		return nil
+	}
+	s.pending.remove(j)
+	j.state, j.at = stateProcessing, ts
+	s.processing.pushBack(j)
+	return j
+}
+
+// complete: leaves pending/processing whatever the state, drops the payload;
+// done=true records (or re-times, in place) done[id] = ts, done=false
+// forgets the id.
+func (s *state) complete(id string, done bool, ts int64) {
+	j := s.jobs[id]
+	if !done {
+		if j != nil {
+			s.forget(j)
+		}
+		return
+	}
+	if j == nil {
+		j = s.newJob(id)
+	} else if j.state == stateDone {
+		j.at = ts
+		return
+	} else {
+		s.detach(j)
+	}
+	j.payload, j.state, j.at = payloadRef{}, stateDone, ts
+	s.done.pushBack(j)
+}
+
+// requeue: processing -> back of pending (payload kept); otherwise a no-op.
+func (s *state) requeue(id string) {
+	j := s.jobs[id]
+	if j == nil || j.state != stateProcessing {
+		return
+	}
+	s.processing.remove(j)
+	j.state, j.at = statePending, 0
+	s.pending.pushBack(j)
+}
+
+// purge: forgets a done id; for any other state only drops the payload.
+func (s *state) purge(id string) {
+	j := s.jobs[id]
+	if j == nil {
+		return
+	}
+	if j.state == stateDone {
+		s.forget(j)
+		return
+	}
+	j.payload = payloadRef{}
+}
+
+// apply applies one decoded event; now stands in for a missing ts.
+func (s *state) apply(ev *Event, p payloadRef, now int64) {
+	ts := now
+	if ev.HasTS {
+		ts = ev.TS
+	}
+	switch ev.Op {
+	case OpEnqueue:
+		s.enqueue(ev.ID, p)
+	case OpClaim:
+		s.claim(ev.ID, ts)
+	case OpComplete:
+		s.complete(ev.ID, ev.Done, ts)
+	case OpRequeue:
+		s.requeue(ev.ID)
+	case OpPurge:
+		s.purge(ev.ID)
+	}
+}
+
+// Counts is the queue's counts() result.
+type Counts struct {
+	Pending, Processing, Done int
+}
+
+func (s *state) counts() Counts {
+	return Counts{Pending: s.pending.n, Processing: s.processing.n, Done: s.done.n}
+}

@@ -1,0 +1,310 @@
+package seglog
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strconv"
+
+	"storhfs/core/phpjson"
+	"storhfs/core/uuidv7"
+)
+
+// Compact rewrites all live records into compact-<token>-NNNNNN segments
+// and swaps the manifest (spec 6.1). Old seg-* files are never deleted;
+// unreferenced compact-* files go at the next open.
+func (l *Log) Compact() error {
+	return l.withLock(l.compactLocked)
+}
+
+func (l *Log) compactLocked() error {
+	if err := l.recoverLocked(); err != nil {
+		return err
+	}
+	if err := l.rollLocked(); err != nil {
+		return err
+	}
+	if len(l.man.sealed) == 0 {
+		l.man.doc.SetString("sealed", phpjson.NewArray(0))
+		return l.writeManifest(l.man)
+	}
+	var tok [4]byte
+	if _, err := rand.Read(tok[:]); err != nil {
+		return err
+	}
+	cw := &compactWriter{l: l, token: hex.EncodeToString(tok[:])}
+	defer cw.abort()
+	var removed []string
+	for _, e := range l.man.sealed {
+		if !e.hasFile {
+			continue
+		}
+		seg := l.segs.id(e.file)
+		gone, err := cw.copySegment(e.file, seg)
+		if err != nil {
+			return err
+		}
+		removed = append(removed, gone...)
+	}
+	if err := cw.finish(); err != nil {
+		return err
+	}
+	list := phpjson.NewArray(len(cw.outputs))
+	for _, o := range cw.outputs {
+		list.Append(sealedObj(o.name, o.stats, true))
+	}
+	l.man.doc.SetString("sealed", list)
+	if err := l.writeManifest(l.man); err != nil {
+		return err
+	}
+	// Commit point passed: move the state to the outputs.
+	for _, id := range removed {
+		l.state.remove(id)
+	}
+	for _, o := range cw.outputs {
+		seg := l.segs.id(o.name)
+		o.stats.sparse = nil
+		l.stats[seg] = o.stats
+		for _, m := range o.moved {
+			if loc, ok := l.state.ids[m.id]; ok {
+				loc.seg, loc.off = seg, m.off
+			}
+		}
+	}
+	l.dropReaders()
+	return nil
+}
+
+// compactWriter produces the compaction outputs of one run.
+type compactWriter struct {
+	l       *Log
+	token   string
+	counter int64
+	cur     *compactOutput
+	outputs []*compactOutput
+	buf     []byte
+	payload []byte
+}
+
+type compactOutput struct {
+	name  string
+	f     *os.File
+	pos   int64
+	buf   []byte
+	stats *segStats
+	moved []movedID
+}
+
+type movedID struct {
+	id  string
+	off int64
+}
+
+// copySegment copies the live put lines of one sealed segment. It returns
+// the ids whose tombstone was their current location.
+func (cw *compactWriter) copySegment(file string, seg int32) ([]string, error) {
+	l := cw.l
+	f, err := os.Open(l.segDir + "/" + file)
+	if err != nil {
+		return nil, nil // missing segments are skipped, as in replay
+	}
+	defer f.Close()
+	var removed []string
+	sc := newLineScanner(f, 0, -1, l.buf)
+	for {
+		line, off, _, ok := sc.line()
+		if !ok {
+			break
+		}
+		payload, err := parseFrame(stripFast(line))
+		if err != nil {
+			return nil, err
+		}
+		terminated := line[len(line)-1] == '\n'
+		op, idB, _, fast := fastEnvelope(payload)
+		var env envelope
+		if !fast || (op == opPut && !terminated) {
+			if env, err = decodeEnvelope(payload); err != nil {
+				return nil, err
+			}
+			op, idB, fast = env.op, []byte(env.id), false
+		}
+		loc, known := l.state.ids[string(idB)]
+		current := known && loc.seg == seg && loc.off == off
+		switch op {
+		case opDelete:
+			if current && loc.deleted {
+				removed = append(removed, string(idB))
+			}
+			continue
+		case opOther:
+			continue
+		}
+		if !current || loc.deleted {
+			continue
+		}
+		id := string(idB)
+		if !uuidv7.Valid(id) {
+			return nil, uuidv7.ErrInvalid
+		}
+		out := line
+		if !terminated || !(fast || isArray(env.data)) {
+			p := append(cw.payload[:0], putPrefix...)
+			p = append(p, id...)
+			p = append(p, dataInfix...)
+			if p, err = appendJSON(p, recordData(env.data)); err != nil {
+				return nil, err
+			}
+			p = append(p, '}')
+			cw.payload = p
+			cw.buf = AppendLine(cw.buf[:0], p)
+			out = cw.buf
+		}
+		if err := cw.write(id, out); err != nil {
+			return nil, err
+		}
+	}
+	return removed, sc.Err()
+}
+
+func isArray(v phpjson.Value) bool {
+	_, ok := v.(*phpjson.Array)
+	return ok
+}
+
+// write appends one line to the current output (opening the next one
+// lazily) and finishes the output once it reaches the segment limit.
+func (cw *compactWriter) write(id string, line []byte) error {
+	if cw.cur == nil {
+		if err := cw.openNext(); err != nil {
+			return err
+		}
+	}
+	o := cw.cur
+	o.stats.add([]byte(id), o.pos)
+	o.moved = append(o.moved, movedID{id: id, off: o.pos})
+	o.buf = append(o.buf, line...)
+	o.pos += int64(len(line))
+	if len(o.buf) >= bulkFlushBytes {
+		if err := o.flush(); err != nil {
+			return err
+		}
+	}
+	if o.pos >= cw.l.opts.MaxSegmentBytes {
+		return cw.finishCurrent()
+	}
+	return nil
+}
+
+func (cw *compactWriter) openNext() error {
+	for {
+		cw.counter++
+		n := strconv.FormatInt(cw.counter, 10)
+		for len(n) < 6 {
+			n = "0" + n
+		}
+		name := "compact-" + cw.token + "-" + n + ".ndjson"
+		path := cw.l.segDir + "/" + name
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+			continue
+		}
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+		if err != nil {
+			return &SegmentOpenError{File: name, Err: err}
+		}
+		cw.cur = &compactOutput{name: name, f: f, stats: newSegStats(cw.l.opts.SparseIndexInterval)}
+		cw.outputs = append(cw.outputs, cw.cur)
+		return nil
+	}
+}
+
+func (o *compactOutput) flush() error {
+	if len(o.buf) == 0 {
+		return nil
+	}
+	_, err := o.f.Write(o.buf)
+	o.buf = o.buf[:0]
+	return err
+}
+
+// finishCurrent flushes, fsyncs and closes the current output and writes
+// its idx file.
+func (cw *compactWriter) finishCurrent() error {
+	o := cw.cur
+	cw.cur = nil
+	if err := o.flush(); err != nil {
+		return err
+	}
+	if err := o.f.Sync(); err != nil {
+		return err
+	}
+	if err := o.f.Close(); err != nil {
+		return err
+	}
+	o.f = nil
+	o.stats.end = o.pos
+	idxPath := cw.l.segDir + "/" + indexNameFor(o.name)
+	cw.l.sparse.invalidate(idxPath)
+	return writeSparse(idxPath, o.stats.sparse)
+}
+
+func (cw *compactWriter) finish() error {
+	if cw.cur != nil {
+		return cw.finishCurrent()
+	}
+	return nil
+}
+
+// abort closes an unfinished output (its files stay until the next open).
+func (cw *compactWriter) abort() {
+	if cw.cur != nil && cw.cur.f != nil {
+		cw.cur.f.Close()
+	}
+}
+
+// Retention is retain() (spec 6.3).
+type Retention struct {
+	l         *Log
+	cutoff    int64
+	hasCutoff bool
+}
+
+// Retain starts a retention run.
+func (l *Log) Retain() *Retention { return &Retention{l: l} }
+
+// OlderThanDays sets the cutoff to floor((now - d*86400) * 1000) ms, now in
+// whole seconds.
+func (r *Retention) OlderThanDays(d int64) error {
+	if d < 1 {
+		return ErrRetentionDays
+	}
+	r.cutoff, r.hasCutoff = (r.l.opts.Now().Unix()-d*86400)*1000, true
+	return nil
+}
+
+// OlderThanMs sets the cutoff in ms.
+func (r *Retention) OlderThanMs(ts int64) { r.cutoff, r.hasCutoff = ts, true }
+
+// Compact deletes every live record whose id timestamp <= cutoff (stream
+// order), compacts, and returns the number of deletes.
+func (r *Retention) Compact() (int, error) {
+	if !r.hasCutoff {
+		return 0, ErrNoCutoff
+	}
+	var q StreamQuery
+	q.TimeRangeMs(nil, &r.cutoff)
+	var ids []string
+	if err := r.l.Stream(q, func(rec Record) error {
+		ids = append(ids, rec.ID)
+		return nil
+	}); err != nil {
+		return 0, err
+	}
+	if err := r.l.deleteMany(ids); err != nil {
+		return 0, err
+	}
+	if err := r.l.Compact(); err != nil {
+		return len(ids), err
+	}
+	return len(ids), nil
+}

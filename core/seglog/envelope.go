@@ -1,0 +1,76 @@
+package seglog
+
+import (
+	"storhfs/core/phpjson"
+)
+
+// envelope is a decoded line payload (spec 2.3, 2.5 full decode).
+type envelope struct {
+	op      opKind
+	id      string
+	data    phpjson.Value // nil when absent
+	hasData bool
+}
+
+// decodeEnvelope is PHP's full decode: json_decode (depth 512) must give
+// an array whose "id" and "op" are strings. Errors are PHP's texts (JSON
+// error texts or ErrNoEnvelope).
+func decodeEnvelope(payload []byte) (envelope, error) {
+	v, err := decodeJSON(payload)
+	if err != nil {
+		return envelope{}, err
+	}
+	obj, ok := v.(*phpjson.Array)
+	if !ok {
+		return envelope{}, ErrNoEnvelope
+	}
+	idv, _ := obj.Lookup("id")
+	opv, _ := obj.Lookup("op")
+	id, ok1 := idv.(string)
+	op, ok2 := opv.(string)
+	if !ok1 || !ok2 {
+		return envelope{}, ErrNoEnvelope
+	}
+	data, hasData := obj.Lookup("data")
+	return envelope{op: opOf(op), id: id, data: data, hasData: hasData}, nil
+}
+
+// recordData is what PHP makes of a line's data (spec 2.6): anything but an
+// array reads as empty; an array with int keys keeps only its string keys.
+func recordData(v phpjson.Value) *phpjson.Array {
+	a, ok := v.(*phpjson.Array)
+	if !ok {
+		return phpjson.NewArray(0)
+	}
+	keys := a.Keys()
+	hasInt := false
+	for _, k := range keys {
+		if k.IsInt() {
+			hasInt = true
+			break
+		}
+	}
+	if !hasInt {
+		return a
+	}
+	out := phpjson.NewArray(len(keys))
+	for i, k := range keys {
+		if !k.IsInt() {
+			out.Set(k, a.Values()[i])
+		}
+	}
+	return out
+}
+
+// lineID returns the id and op of a valid payload: the fast path when it
+// applies, else the full decode.
+func lineID(payload []byte) (opKind, string, error) {
+	if op, id, _, ok := fastEnvelope(payload); ok {
+		return op, string(id), nil
+	}
+	env, err := decodeEnvelope(payload)
+	if err != nil {
+		return 0, "", err
+	}
+	return env.op, env.id, nil
+}

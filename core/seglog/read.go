@@ -1,0 +1,235 @@
+package seglog
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strconv"
+
+	"storhfs/core/uuidv7"
+)
+
+// errStopStream ends a stream early from inside the callback.
+var errStopStream = errors.New("seglog: stop stream")
+
+// Get returns the live record id, or nil (spec 4.2). Only the state index
+// is consulted, as in PHP.
+func (l *Log) Get(id string) (*Record, error) {
+	if !uuidv7.Valid(id) {
+		return nil, uuidv7.ErrInvalid
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	loc, ok := l.state.ids[id]
+	if !ok || loc.deleted {
+		return nil, nil
+	}
+	f, err := l.readHandle(loc.seg)
+	if err != nil {
+		return nil, &SegmentOpenError{File: l.segs.names[loc.seg], Err: err}
+	}
+	return readRecordAt(f, loc.off, id)
+}
+
+// readRecordAt reads and checks the put line of id at off (spec 4.2).
+func readRecordAt(f io.ReaderAt, off int64, id string) (*Record, error) {
+	line, err := readLineAt(f, off)
+	if err != nil {
+		return nil, ErrReadRecord
+	}
+	payload, err := parseFrame(stripFull(line))
+	if err != nil {
+		return nil, err
+	}
+	env, err := decodeEnvelope(payload)
+	if err != nil {
+		return nil, err
+	}
+	if env.id != id || env.op != opPut {
+		return nil, ErrWrongRecord
+	}
+	return &Record{ID: id, Data: recordData(env.data)}, nil
+}
+
+func (l *Log) readHandle(seg int32) (*os.File, error) {
+	if f, ok := l.readers[seg]; ok {
+		return f, nil
+	}
+	f, err := os.Open(l.segDir + "/" + l.segs.names[seg])
+	if err != nil {
+		return nil, err
+	}
+	l.readers[seg] = f
+	return f, nil
+}
+
+// readLineAt reads the line starting at off (up to and including "\n",
+// or to EOF), sized from its length field so that one or two reads do.
+func readLineAt(f io.ReaderAt, off int64) ([]byte, error) {
+	buf := make([]byte, 512)
+	n, err := f.ReadAt(buf, off)
+	if n == 0 {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	buf = buf[:n]
+	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		return buf[:i+1], nil
+	}
+	if n < 512 {
+		return buf, nil // last line without "\n"
+	}
+	want := int64(0)
+	if t1 := bytes.IndexByte(buf, '\t'); t1 >= 0 {
+		if t2 := bytes.IndexByte(buf[t1+1:], '\t'); t2 >= 0 {
+			if d := phpIntCast(buf[:t1]); d > 0 && d <= MaxLineBytes {
+				want = int64(t1+1+t2+1) + d + 2
+			}
+		}
+	}
+	if want <= int64(n) {
+		// Unknown length: read on in the scanner's bounded way.
+		sc := newLineScanner(f, off, -1, nil)
+		line, _, _, ok := sc.line()
+		if !ok {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return line, sc.Err()
+	}
+	full := make([]byte, want)
+	m, err := f.ReadAt(full, off)
+	full = full[:m]
+	if i := bytes.IndexByte(full, '\n'); i >= 0 {
+		return full[:i+1], nil
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return full, nil
+}
+
+// Stream calls fn for each live record in storh's stream order (spec 4.3):
+// segments in manifest order, lines in file order, each live id at its
+// latest put. fn returning an error stops the stream with that error.
+func (l *Log) Stream(q StreamQuery, fn func(Record) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.refreshManifest(); err != nil {
+		return err
+	}
+	err := l.streamLocked(&q, fn)
+	if err == errStopStream {
+		return nil
+	}
+	return err
+}
+
+// streamLocked streams the view's segments (spec 4.3, 4.4).
+func (l *view) streamLocked(q *StreamQuery, fn func(Record) error) error {
+	yielded := 0
+	seekID, hasSeek := q.seekID()
+	for _, e := range l.man.segments() {
+		seg := l.segs.id(e.file)
+		st := l.stats[seg]
+		min, max, known, ordered := e.min, e.max, e.hasMin, e.ordered
+		if st != nil {
+			min, max, known, ordered = st.min(), st.max(), st.records > 0, st.ordered
+		}
+		if known && q.skipSegment(min, max) {
+			continue
+		}
+		var start int64
+		if hasSeek && e.hasIndex && ordered && known && min < seekID {
+			start = seekOffset(l.sparse.get(l.segDir+"/"+e.index), seekID)
+		}
+		f, err := os.Open(l.segDir + "/" + e.file)
+		if err != nil {
+			return &SegmentOpenError{File: e.file, Err: err}
+		}
+		if q.OnSegmentOpen != nil {
+			q.OnSegmentOpen(e.file)
+		}
+		stop, err := l.streamSegment(f, e.file, seg, start, ordered, q, fn, &yielded)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if stop {
+			return nil
+		}
+	}
+	return nil
+}
+
+// plainID reports whether a raw JSON string body decodes to itself.
+func plainID(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// streamSegment streams one segment from start; stop reports the limit.
+func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, ordered bool, q *StreamQuery, fn func(Record) error, yielded *int) (bool, error) {
+	sc := newLineScanner(f, start, l.readLimit(seg), l.buf)
+	for {
+		line, off, _, ok := sc.line()
+		if !ok {
+			break
+		}
+		payload, err := parseFrame(stripFull(line))
+		if err == nil && !q.strict {
+			// A canonical line whose raw id needs no unescaping can be
+			// ruled out before decoding: tombstones, superseded lines and
+			// ids outside the query's bounds are never yielded.
+			if op, idB, _, ok := fastEnvelope(payload); ok && plainID(idB) {
+				if ordered && q.hasUpper && string(idB) > q.upper {
+					break
+				}
+				if op != opPut || !l.state.isCurrent(idB, seg, off) || !q.matchID(string(idB)) {
+					continue
+				}
+			}
+		}
+		var env envelope
+		if err == nil {
+			env, err = decodeEnvelope(payload)
+		}
+		if err != nil {
+			if q.ContinueOnError != nil {
+				q.ContinueOnError(file+":"+strconv.FormatInt(off, 10), err)
+				continue
+			}
+			return false, err
+		}
+		if ordered && q.hasUpper && env.id > q.upper {
+			break
+		}
+		if !l.state.isCurrent([]byte(env.id), seg, off) {
+			continue
+		}
+		if !uuidv7.Valid(env.id) {
+			return false, uuidv7.ErrInvalid
+		}
+		if !q.matchID(env.id) {
+			continue
+		}
+		data := recordData(env.data)
+		if !q.matchData(data) {
+			continue
+		}
+		if err := fn(Record{ID: env.id, Data: data}); err != nil {
+			return false, err
+		}
+		*yielded++
+		if q.limit > 0 && *yielded >= q.limit {
+			return true, nil
+		}
+	}
+	return false, sc.Err()
+}

@@ -1,0 +1,282 @@
+package seglog
+
+import (
+	"fmt"
+	"iter"
+	"os"
+	"strings"
+	"sync"
+)
+
+// Reader reads a log collection (or partition) directory without ever
+// modifying it: it opens files read-only, takes no lock and never
+// truncates, so it may watch a directory a PHP process is appending to.
+// A torn or corrupt line ends that segment's replay at the last valid line
+// and is reported in SegmentInfo.
+type Reader struct {
+	dir string
+}
+
+// NewReader returns a Reader of the collection directory dir (the
+// directory holding manifest.jsonc).
+func NewReader(dir string) *Reader { return &Reader{dir: dir} }
+
+// SegmentInfo describes one manifest-listed segment as a snapshot saw it.
+type SegmentInfo struct {
+	File         string
+	Sealed       bool
+	Missing      bool  // listed but absent (or unreadable): skipped
+	Size         int64 // bytes seen when replaying
+	ValidEnd     int64 // end of the valid prefix; reads stop here
+	Lines        int64 // valid lines (puts and tombstones)
+	PayloadBytes int64 // size of the valid lines with framing stripped (payload + "\n" each)
+	Err          error // first invalid line (torn or corrupt), nil if none
+	ErrOffset    int64 // its offset
+}
+
+// LineError locates a line that could not be decoded while streaming.
+type LineError struct {
+	File   string
+	Offset int64
+	Err    error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Offset, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Snapshot is an immutable view: the manifest, the state index built
+// from every valid line, and each segment's valid prefix. Reads through a
+// snapshot never go past the prefixes it recorded, so sizes and contents
+// agree even while writers append. Safe for concurrent use.
+type Snapshot struct {
+	dir      string
+	v        view
+	segments []SegmentInfo
+
+	sizeOnce sync.Once
+	size     int64
+	sizeErr  error
+}
+
+// snapshotRetries bounds restarts when a referenced compact-* file vanished
+// (a newer compaction's open removed it): the manifest is re-read.
+const snapshotRetries = 3
+
+// Snapshot reads the manifest and replays every listed segment.
+func (r *Reader) Snapshot() (*Snapshot, error) {
+	var s *Snapshot
+	var err error
+	for attempt := 0; attempt <= snapshotRetries; attempt++ {
+		var vanished bool
+		s, vanished, err = r.snapshotOnce()
+		if err != nil || !vanished {
+			return s, err
+		}
+	}
+	return s, err
+}
+
+func (r *Reader) snapshotOnce() (*Snapshot, bool, error) {
+	m, err := readManifest(r.dir)
+	if err != nil {
+		return nil, false, err
+	}
+	s := &Snapshot{dir: r.dir}
+	s.v = view{
+		segDir: r.dir + "/" + segmentsDirName,
+		man:    m,
+		segs:   newSegTable(),
+		state:  newStateIndex(),
+		stats:  map[int32]*segStats{},
+		limits: map[int32]int64{},
+		sparse: newSparseCache(),
+	}
+	buf := make([]byte, scanBufSize)
+	vanished := false
+	for _, e := range m.segments() {
+		seg := s.v.segs.id(e.file)
+		res, err := replaySegment(s.v.segDir+"/"+e.file, seg, replayRead, s.v.state, 0, buf)
+		if err != nil {
+			return nil, false, err
+		}
+		info := SegmentInfo{File: e.file, Sealed: e != m.active, Missing: res.missing}
+		if res.missing {
+			if strings.HasPrefix(e.file, "compact-") {
+				vanished = true
+			}
+			s.v.limits[seg] = 0
+		} else {
+			info.Size, info.ValidEnd, info.Lines = res.size, res.end, res.stats.records
+			info.PayloadBytes, info.Err, info.ErrOffset = res.payloadBytes, res.bad, res.badOff
+			s.v.stats[seg] = res.stats
+			s.v.limits[seg] = res.end
+		}
+		s.segments = append(s.segments, info)
+	}
+	return s, vanished, nil
+}
+
+// Segments lists the manifest's segments in logical order (sealed, then
+// the active one).
+func (s *Snapshot) Segments() []SegmentInfo { return append([]SegmentInfo(nil), s.segments...) }
+
+// Live is the number of live records; Deleted the number of tombstoned ids.
+func (s *Snapshot) Live() int    { return s.v.state.live }
+func (s *Snapshot) Deleted() int { return s.v.state.deleted }
+
+// scanView is a copy of the view with its own scan buffer.
+func (s *Snapshot) scanView() *view {
+	v := s.v
+	v.buf = make([]byte, scanBufSize)
+	return &v
+}
+
+// Stream calls fn for each live record in storh's stream order with the
+// query's filters (spec 4.3). An undecodable line fails the stream unless
+// q.ContinueOnError is set, as in PHP.
+func (s *Snapshot) Stream(q StreamQuery, fn func(Record) error) error {
+	err := s.scanView().streamLocked(&q, fn)
+	if err == errStopStream {
+		return nil
+	}
+	return err
+}
+
+// Get returns the live record id, or nil.
+func (s *Snapshot) Get(id string) (*Record, error) {
+	loc, ok := s.v.state.ids[id]
+	if !ok || loc.deleted {
+		return nil, nil
+	}
+	name := s.v.segs.names[loc.seg]
+	f, err := os.Open(s.v.segDir + "/" + name)
+	if err != nil {
+		return nil, &SegmentOpenError{File: name, Err: err}
+	}
+	defer f.Close()
+	return readRecordAt(f, loc.off, id)
+}
+
+// Records yields every live record in stream order as the canonical line
+// {"id":<id>,"data":<data>}\n (data as PHP reads it, encoded like storh).
+// A line that cannot be decoded (live or not: the state cannot tell before
+// decoding) is yielded as (nil, *LineError) and
+// skipped; iteration goes on. The line slice is reused between yields.
+func (s *Snapshot) Records() iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		var out []byte
+		stopped := false
+		q := StreamQuery{ContinueOnError: func(loc string, err error) {
+			if stopped {
+				return
+			}
+			file, off := splitLocation(loc)
+			if !yield(nil, &LineError{File: file, Offset: off, Err: err}) {
+				stopped = true
+			}
+		}}
+		err := s.scanView().streamLocked(&q, func(r Record) error {
+			if stopped {
+				return errStopStream
+			}
+			var err error
+			out, err = appendRecordLine(out[:0], r)
+			if err != nil {
+				if !yield(nil, &LineError{Err: fmt.Errorf("record %s: %w", r.ID, err)}) {
+					return errStopStream
+				}
+				return nil
+			}
+			if !yield(out, nil) {
+				return errStopStream
+			}
+			return nil
+		})
+		if err != nil && err != errStopStream && !stopped {
+			yield(nil, err)
+		}
+	}
+}
+
+// RecordsSize is the exact byte size of everything Records yields
+// (computed once per snapshot by one encoding pass).
+func (s *Snapshot) RecordsSize() (int64, error) {
+	s.sizeOnce.Do(func() {
+		for line, err := range s.Records() {
+			if err != nil {
+				if _, ok := err.(*LineError); ok {
+					continue
+				}
+				s.sizeErr = err
+				return
+			}
+			s.size += int64(len(line))
+		}
+	})
+	return s.size, s.sizeErr
+}
+
+// SegmentLines yields the payload of each valid line of segment file (up
+// to the snapshot's valid prefix), with "\n" appended and the framing
+// (length, checksum, CR) stripped. The slice is reused between yields.
+func (s *Snapshot) SegmentLines(file string) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		seg, ok := s.v.segs.lookup(file)
+		if !ok {
+			yield(nil, fmt.Errorf("segment %s is not in the manifest: %w", file, os.ErrNotExist))
+			return
+		}
+		f, err := os.Open(s.v.segDir + "/" + file)
+		if err != nil {
+			yield(nil, &SegmentOpenError{File: file, Err: err})
+			return
+		}
+		defer f.Close()
+		sc := newLineScanner(f, 0, s.v.readLimit(seg), nil)
+		var out []byte
+		for {
+			line, off, _, ok := sc.line()
+			if !ok {
+				break
+			}
+			payload, err := parseFrame(stripFast(line))
+			if err != nil {
+				// Only possible if the file changed under the snapshot.
+				yield(nil, &LineError{File: file, Offset: off, Err: err})
+				return
+			}
+			out = append(append(out[:0], payload...), '\n')
+			if !yield(out, nil) {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// appendRecordLine renders {"id":<id>,"data":<data>}\n.
+func appendRecordLine(dst []byte, r Record) ([]byte, error) {
+	dst = append(dst, `{"id":`...)
+	var err error
+	if dst, err = appendJSONString(dst, r.ID); err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"data":`...)
+	if dst, err = appendJSON(dst, r.Data); err != nil {
+		return nil, err
+	}
+	return append(dst, '}', '\n'), nil
+}
+
+// splitLocation splits "<file>:<offset>".
+func splitLocation(loc string) (string, int64) {
+	i := strings.LastIndexByte(loc, ':')
+	if i < 0 {
+		return loc, 0
+	}
+	var off int64
+	fmt.Sscan(loc[i+1:], &off)
+	return loc[:i], off
+}

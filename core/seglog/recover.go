@@ -1,0 +1,110 @@
+package seglog
+
+import (
+	"os"
+	"syscall"
+	"time"
+)
+
+// fileStamp identifies one version of a file cheaply (size, mtime, inode).
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+}
+
+func stampOf(path string) (fileStamp, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}, err
+	}
+	st := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = sys.Ino
+	}
+	return st, nil
+}
+
+// recoverLocked is PHP's recover() body (lock held): replay every listed
+// segment in recovery mode (truncating at the first invalid line), rebuild
+// the state index, then rewrite every entry's stats in the manifest.
+func (l *Log) recoverLocked() error {
+	m, err := readManifest(l.dir)
+	if err != nil {
+		return err
+	}
+	activePath := l.segDir + "/" + m.activeFile()
+	if _, err := os.Stat(activePath); isNotExist(err) {
+		if err := touch(activePath); err != nil {
+			return err
+		}
+	}
+	l.dropActive()
+	l.dropReaders()
+	segs := newSegTable()
+	state := newStateIndex()
+	stats := map[int32]*segStats{}
+	for _, e := range m.segments() {
+		seg := segs.id(e.file)
+		var interval int64
+		if e == m.active {
+			interval = l.opts.SparseIndexInterval
+		}
+		r, err := replaySegment(l.segDir+"/"+e.file, seg, replayRecover, state, interval, l.buf)
+		if err != nil {
+			return err
+		}
+		if r.missing {
+			e.setStats(nil)
+			continue
+		}
+		stats[seg] = r.stats
+		e.setStats(r.stats)
+	}
+	if err := l.writeManifest(m); err != nil {
+		return err
+	}
+	l.segs, l.state, l.stats = segs, state, stats
+	l.sparse = newSparseCache()
+	return nil
+}
+
+// writeManifest writes m.doc and makes it the current manifest.
+func (l *Log) writeManifest(m *manifest) error {
+	if err := writeManifestDoc(l.dir, m.doc); err != nil {
+		return err
+	}
+	l.man = manifestFromDoc(m.doc)
+	l.manStat, _ = stampOf(l.dir + "/" + manifestName)
+	return nil
+}
+
+// refreshManifest re-reads the manifest if it changed on disk (lock held).
+func (l *Log) refreshManifest() error {
+	st, err := stampOf(l.dir + "/" + manifestName)
+	if err == nil && l.man != nil && st == l.manStat {
+		return nil
+	}
+	m, err := readManifest(l.dir)
+	if err != nil {
+		return err
+	}
+	l.man = m
+	l.manStat = st
+	if l.active != nil && l.active.name != m.activeFile() {
+		l.dropActive()
+	}
+	return nil
+}
+
+// Recover is PHP's recover(): under the lock, replay with truncation and
+// rewrite the manifest stats.
+func (l *Log) Recover() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.lock.Lock(); err != nil {
+		return err
+	}
+	defer l.lock.Unlock()
+	return l.recoverLocked()
+}

@@ -1,0 +1,114 @@
+package seglog
+
+import (
+	"os"
+	"strconv"
+
+	"storhfs/core/fsutil"
+	"storhfs/core/phpjson"
+)
+
+// Sparse index files segments/<base>.idx.jsonc (spec 1.5):
+// {"entries":[{"id":"<id>","offset":<int>},...]} plus "\n", one entry per
+// interval-th line (ordinal 0 first). Only a seek hint.
+
+type sparseEntry struct {
+	ID     string
+	Offset int64
+}
+
+// encodeSparse renders an idx file exactly as PHP does.
+func encodeSparse(entries []sparseEntry) ([]byte, error) {
+	b := make([]byte, 0, 16+len(entries)*64)
+	b = append(b, `{"entries":[`...)
+	for i, e := range entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		var err error
+		if b, err = appendJSONString(b, e.ID); err != nil {
+			return nil, err
+		}
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, e.Offset, 10)
+		b = append(b, '}')
+	}
+	return append(b, "]}\n"...), nil
+}
+
+// appendJSONString appends s as PHP's json_encode would, taking a
+// shortcut for plain ASCII ids.
+func appendJSONString(b []byte, s string) ([]byte, error) {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"'), nil
+	}
+	return appendJSON(b, s)
+}
+
+func writeSparse(path string, entries []sparseEntry) error {
+	b, err := encodeSparse(entries)
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteAtomic(path, b)
+}
+
+// readSparse reads an idx file; entries with a non-string id or non-int
+// offset are ignored. A missing or unreadable file gives no entries.
+func readSparse(path string) []sparseEntry {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	v, err := decodeJSONC(b)
+	if err != nil {
+		return nil
+	}
+	doc, ok := v.(*phpjson.Array)
+	if !ok {
+		return nil
+	}
+	ev, _ := doc.Lookup("entries")
+	list, ok := ev.(*phpjson.Array)
+	if !ok {
+		return nil
+	}
+	out := make([]sparseEntry, 0, list.Len())
+	for _, item := range list.Values() {
+		obj, ok := item.(*phpjson.Array)
+		if !ok {
+			continue
+		}
+		idv, _ := obj.Lookup("id")
+		offv, _ := obj.Lookup("offset")
+		id, ok1 := idv.(string)
+		off, ok2 := offv.(int64)
+		if ok1 && ok2 {
+			out = append(out, sparseEntry{ID: id, Offset: off})
+		}
+	}
+	return out
+}
+
+// seekOffset is the offset of the last entry (array order) whose id <= seek,
+// or 0.
+func seekOffset(entries []sparseEntry, seek string) int64 {
+	var off int64
+	for _, e := range entries {
+		if e.ID <= seek {
+			off = e.Offset
+		}
+	}
+	return off
+}

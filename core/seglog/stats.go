@@ -1,0 +1,48 @@
+package seglog
+
+// segStats are the scan statistics of one segment (spec 1.4): lines
+// (tombstones included), byte-wise min/max id, whether ids never decrease,
+// and optionally the sparse index offsets (every interval-th line).
+// min, max and last are reused buffers so that adding a line allocates
+// nothing.
+type segStats struct {
+	records int64
+	minB    []byte
+	maxB    []byte
+	last    []byte
+	ordered bool
+
+	end      int64         // byte end of the last line added
+	interval int64         // 0 = do not collect sparse entries
+	sparse   []sparseEntry // ordinal % interval == 0
+}
+
+func newSegStats(interval int64) *segStats {
+	return &segStats{ordered: true, interval: interval}
+}
+
+// add records one line with id at byte offset off.
+func (s *segStats) add(id []byte, off int64) {
+	if s.interval > 0 && s.records%s.interval == 0 {
+		s.sparse = append(s.sparse, sparseEntry{ID: string(id), Offset: off})
+	}
+	if s.records == 0 {
+		s.minB = append(s.minB[:0], id...)
+		s.maxB = append(s.maxB[:0], id...)
+	} else {
+		if string(id) < string(s.last) {
+			s.ordered = false
+		}
+		if string(id) < string(s.minB) {
+			s.minB = append(s.minB[:0], id...)
+		}
+		if string(id) > string(s.maxB) {
+			s.maxB = append(s.maxB[:0], id...)
+		}
+	}
+	s.last = append(s.last[:0], id...)
+	s.records++
+}
+
+func (s *segStats) min() string { return string(s.minB) }
+func (s *segStats) max() string { return string(s.maxB) }
