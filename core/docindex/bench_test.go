@@ -2,7 +2,9 @@ package docindex
 
 import (
 	"fmt"
+	"syscall"
 	"testing"
+	"time"
 
 	"storhfs/core/phpjson"
 )
@@ -48,12 +50,25 @@ func BenchmarkRebuild(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		if _, _, err := m.Rebuild(sliceSource(recs)); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu := processCPU() - cpu0
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "us/record")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*n), "cpu-us/record")
+}
+
+// processCPU is the user plus system CPU time of the whole process (all
+// threads, GC included).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkEqualityLookup: raw scan of an entry file holding 2000 ids.

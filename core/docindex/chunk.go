@@ -6,34 +6,56 @@ import (
 	"os"
 )
 
-// chunkReader streams the lines of one sorted rebuild chunk; head is the
-// current line with its "\n" ("" once exhausted).
-type chunkReader struct {
-	f    *os.File
-	r    *bufio.Reader
-	head string
+// sortedLines is one sorted input of the range merge: a chunk file read
+// line by line, or the lines still held in memory. head is the current line
+// with its "\n" (nil once exhausted).
+type sortedLines struct {
+	f    *os.File      // chunk file, nil for held lines
+	r    *bufio.Reader // over f
+	held [][]byte      // remaining held lines after head
+	head []byte
 }
 
-func openChunk(path string) (*chunkReader, error) {
+func openChunk(path string) (*sortedLines, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &PHPError{Msg: "Could not read range index chunk: " + path, Err: err}
 	}
-	c := &chunkReader{f: f, r: bufio.NewReaderSize(f, 64<<10)}
-	if err := c.next(); err != nil {
+	s := &sortedLines{f: f, r: bufio.NewReaderSize(f, 64<<10)}
+	if err := s.next(); err != nil {
 		f.Close()
 		return nil, err
 	}
-	return c, nil
+	return s, nil
 }
 
-func (c *chunkReader) next() error {
-	line, err := c.r.ReadString('\n')
-	if err != nil && err != io.EOF {
-		return &PHPError{Msg: "Could not read range index chunk: " + c.f.Name(), Err: err}
+func heldLines(lines [][]byte) *sortedLines {
+	s := &sortedLines{held: lines}
+	_ = s.next() // cannot fail without a file
+	return s
+}
+
+func (s *sortedLines) next() error {
+	if s.f == nil {
+		s.head = nil
+		if len(s.held) > 0 {
+			s.head, s.held = s.held[0], s.held[1:]
+		}
+		return nil
 	}
-	c.head = line
+	line, err := s.r.ReadBytes('\n')
+	if err != nil && err != io.EOF {
+		return &PHPError{Msg: "Could not read range index chunk: " + s.f.Name(), Err: err}
+	}
+	s.head = nil
+	if len(line) > 0 {
+		s.head = line
+	}
 	return nil
 }
 
-func (c *chunkReader) close() { c.f.Close() }
+func (s *sortedLines) close() {
+	if s.f != nil {
+		s.f.Close()
+	}
+}

@@ -62,7 +62,7 @@ func appendStringList(buf []byte, items []string) ([]byte, error) {
 			buf = append(buf, ',')
 		}
 		var err error
-		if buf, err = appendJSON(buf, s); err != nil {
+		if buf, err = phpjson.AppendString(buf, s); err != nil {
 			return nil, err
 		}
 	}
@@ -114,9 +114,18 @@ func sortedUnique(ids []string) []string {
 // stored at path (decoded; field and key are not checked) with add, sort,
 // and rewrite with the given field, key and value.
 func addToEntry(path, field, key string, value phpjson.Value, add []string) error {
-	obj, err := readEntryObject(path)
+	content, err := mergedEntry(path, field, key, value, add)
 	if err != nil {
 		return err
+	}
+	return fsutil.WriteAtomic(path, content)
+}
+
+// mergedEntry returns the bytes addToEntry writes.
+func mergedEntry(path, field, key string, value phpjson.Value, add []string) ([]byte, error) {
+	obj, err := readEntryObject(path)
+	if err != nil {
+		return nil, err
 	}
 	var ids []string
 	if obj != nil {
@@ -124,7 +133,7 @@ func addToEntry(path, field, key string, value phpjson.Value, add []string) erro
 	}
 	ids = sortedUnique(append(ids, add...))
 	e := entry{field: field, key: key, value: value, ids: ids}
-	return e.write(path)
+	return e.encode()
 }
 
 // removeFromEntry is PHP remove_id_from_entry: when path exists, its field

@@ -17,9 +17,13 @@ import (
 
 // encodeRangeLine returns one canonical range line for v.
 func encodeRangeLine(rk string, v phpjson.Value, ids, remove []string) ([]byte, error) {
-	buf := make([]byte, 0, 96+len(rk))
+	return appendRangeLine(make([]byte, 0, 96+len(rk)), rk, v, ids, remove)
+}
+
+// appendRangeLine appends one canonical range line for v to buf.
+func appendRangeLine(buf []byte, rk string, v phpjson.Value, ids, remove []string) ([]byte, error) {
 	buf = append(buf, `{"key":`...)
-	buf, err := appendJSON(buf, rk)
+	buf, err := phpjson.AppendString(buf, rk)
 	if err != nil {
 		return nil, err
 	}

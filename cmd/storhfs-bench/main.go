@@ -1,0 +1,274 @@
+// Command storhfs-bench measures a storhfs mount against reading the same
+// files directly from the sharded data directory, side by side in one run,
+// and prints a Markdown table of median times and ratios (docs/bench.md).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	records    int
+	create     int
+	logRecords int
+	runs       int
+	dataDir    string
+	bin        string
+	keep       bool
+	dropCaches bool
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == createChildArg {
+		if err := runCreateChild(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "storhfs-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	var cfg config
+	flag.IntVar(&cfg.records, "records", 100000, "records in the generated collection")
+	flag.IntVar(&cfg.create, "create", 10000, "records created per run (0 skips)")
+	flag.IntVar(&cfg.logRecords, "log-records", 500000, "records in the generated log (0 skips)")
+	flag.IntVar(&cfg.runs, "runs", 3, "runs per measurement (median reported)")
+	flag.StringVar(&cfg.dataDir, "data", "", "where generated data is kept and reused (default: a temp dir, removed unless --keep)")
+	flag.StringVar(&cfg.bin, "bin", "bin/storhfs", "the storhfs binary")
+	flag.BoolVar(&cfg.keep, "keep", false, "keep the temp data dir for the next run")
+	flag.BoolVar(&cfg.dropCaches, "drop-caches", true, "drop the page cache before each run of read operations (root); false: warm caches")
+	flag.Parse()
+	if err := run(cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "storhfs-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func run(cfg config) (err error) {
+	if cfg.records < 1 || cfg.runs < 1 || cfg.create < 0 || cfg.logRecords < 0 {
+		return fmt.Errorf("--records and --runs must be at least 1, --create and --log-records not negative")
+	}
+	bin, err := filepath.Abs(cfg.bin)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("storhfs binary: %w (build it: go build -o %s ./cmd/storhfs)", err, cfg.bin)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	dataDir := cfg.dataDir
+	if dataDir == "" {
+		if dataDir, err = os.MkdirTemp("", "storhfs-bench-"); err != nil {
+			return err
+		}
+		if cfg.keep {
+			logf("data kept in %s (pass --data %s to reuse it)", dataDir, dataDir)
+		} else {
+			defer os.RemoveAll(dataDir)
+		}
+	}
+	if dataDir, err = filepath.Abs(dataDir); err != nil {
+		return err
+	}
+	d := newDataset(dataDir, cfg.records, cfg.logRecords)
+	if err := d.ensure(logf); err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	if isMounted(d.mountpoint()) {
+		logf("%s is still mounted from an earlier run: unmounting", d.mountpoint())
+		_ = runQuiet("umount", "-l", d.mountpoint())
+	}
+	buckets, err := d.bucketDirs()
+	if err != nil {
+		return err
+	}
+	nativeList, mountList, err := writeFileLists(d, buckets)
+	if err != nil {
+		return err
+	}
+	creates := 0
+	if cfg.create > 0 {
+		creates = cfg.runs
+	}
+	mountColls, err := freshCollections(d.root(), "create-m", creates)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = removeCollections(d.root(), mountColls) }()
+	nativeColls, err := freshCollections(d.nativeRoot(), "create-n", creates)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = removeCollections(d.nativeRoot(), nativeColls) }()
+
+	var live liveMount
+	defer live.stop()
+	stopOnSignal(&live)
+	if err := live.start(bin, d.root(), d.mountpoint()); err != nil {
+		return err
+	}
+	r := &runner{runs: cfg.runs, dropCaches: cfg.dropCaches, warm: !cfg.dropCaches, logf: logf}
+	ops := buildOps(d, buckets, nativeList, mountList)
+	var rows []row
+	for _, o := range ops.listing {
+		rw, err := r.measure(o)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, rw)
+	}
+	rssListing, err := live.peakRSS()
+	if err != nil {
+		return err
+	}
+	more := ops.reading
+	if cfg.create > 0 {
+		more = append(more, createOp(self, d, cfg.create))
+	}
+	for _, o := range more {
+		rw, err := r.measure(o)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, rw)
+	}
+	rssEnd, err := live.peakRSS()
+	if err != nil {
+		return err
+	}
+	live.stop()
+
+	caches := "cold caches (dropped before every run)"
+	if !cfg.dropCaches {
+		caches = "warm caches (one untimed run first)"
+	}
+	fmt.Printf("storhfs bench, %s: %d records, median of %d runs alternating native and mount, %s, %d CPUs, %s\n\n",
+		time.Now().UTC().Format("2006-01-02"), cfg.records, cfg.runs, caches, runtime.NumCPU(), kernelRelease())
+	writeTable(os.Stdout, rows)
+	fmt.Println()
+	fmt.Println(rssLine("after listing and stat-ing every record", rssListing, rssLimit))
+	fmt.Println()
+	fmt.Println(rssLine("at the end (also after cat, grep, creates)", rssEnd, 0))
+	if cfg.logRecords > 0 {
+		fmt.Println()
+		if err := benchLog(r, &live, bin, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchLog reads the log natively and through a fresh mount (so its peak
+// RSS is the log's alone), or says it is not shown yet.
+func benchLog(r *runner, live *liveMount, bin string, d dataset) error {
+	segments, err := d.segmentFiles()
+	if err != nil {
+		return err
+	}
+	if err := live.start(bin, d.root(), d.mountpoint()); err != nil {
+		return err
+	}
+	defer live.stop()
+	if _, err := os.Stat(filepath.Join(d.mountpoint(), logCollection, "records.ndjson")); err != nil {
+		fmt.Println("log: not mounted yet")
+		logf("log: %v", err)
+		return nil
+	}
+	rw, err := r.measure(logOp(d, segments))
+	if err != nil {
+		return err
+	}
+	rss, err := live.peakRSS()
+	if err != nil {
+		return err
+	}
+	writeTable(os.Stdout, []row{rw})
+	fmt.Println()
+	fmt.Println(rssLine("after reading the log", rss, rssLimit))
+	return nil
+}
+
+// liveMount holds the current mount so that a signal can stop it.
+type liveMount struct {
+	mu sync.Mutex
+	m  *mountProc
+}
+
+func (l *liveMount) start(bin, root, mountpoint string) error {
+	m, err := startMount(bin, root, mountpoint)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.m = m
+	l.mu.Unlock()
+	return nil
+}
+
+func (l *liveMount) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m != nil {
+		if err := l.m.stop(); err != nil {
+			logf("%v", err)
+		}
+		l.m = nil
+	}
+}
+
+func (l *liveMount) peakRSS() (int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		return 0, fmt.Errorf("no mount running")
+	}
+	return l.m.peakRSS()
+}
+
+// stopOnSignal unmounts and exits on SIGINT/SIGTERM.
+func stopOnSignal(live *liveMount) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		logf("%v: unmounting", s)
+		live.stop()
+		os.Exit(130)
+	}()
+}
+
+func kernelRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return "kernel ?"
+	}
+	return "Linux " + string(trimNL(b))
+}
+
+func trimNL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func runQuiet(name string, args ...string) error {
+	return exec.Command(name, args...).Run()
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+
+	"storhfs/shard"
+)
+
+// Goals of the benchmark issue.
+var (
+	listingGoal = maxRatio(2)   // listing and stat-ing
+	readingGoal = maxRatio(1.5) // reading every record
+	createGoal  = minRate(1600) // the PHP library's durable put on this machine
+)
+
+// opSet is the data-set operations, named as in the table.
+type opSet struct {
+	listing []op // listed and stat-ed every record: RSS is read after these
+	reading []op
+}
+
+// buildOps describes every tool operation on both sides. nativeList and
+// mountList are NUL-separated lists of the same record files.
+func buildOps(d dataset, buckets []string, nativeList, mountList string) opSet {
+	dataDir := shard.DataDir(d.pagesDir())
+	coll := filepath.Join(d.mountpoint(), recordsCollection)
+	withDirs := func(argv ...string) []string { return append(argv, buckets...) }
+	findName := "*" + nameFragment + "*.jsonc"
+	return opSet{
+		listing: []op{
+			{name: "names only (`ls -f`)", goal: listingGoal, dropCaches: true, sameOutput: true,
+				native: tool(withDirs("ls", "-f"), "", countSuffix, ".jsonc"),
+				mount:  tool([]string{"ls", "-f", coll}, "", countSuffix, ".jsonc")},
+			{name: "`ls -l` of all", goal: listingGoal, dropCaches: true, sameOutput: true,
+				native: tool(withDirs("ls", "-l"), "", countSuffix, ".jsonc"),
+				mount:  tool([]string{"ls", "-l", coll}, "", countSuffix, ".jsonc")},
+			{name: "`find -name '" + findName + "'`", goal: listingGoal, dropCaches: true, sameOutput: true,
+				native: tool([]string{"find", dataDir, "-name", findName}, "", countLines, ""),
+				mount:  tool([]string{"find", coll, "-name", findName}, "", countLines, "")},
+		},
+		reading: []op{
+			{name: "`cat` of all records", goal: readingGoal, dropCaches: true, sameOutput: true,
+				native: tool([]string{"xargs", "-0", "cat"}, nativeList, countBytes, ""),
+				mount:  tool([]string{"xargs", "-0", "cat"}, mountList, countBytes, "")},
+			{name: "`grep -r " + needle + "` (1%)", goal: readingGoal, dropCaches: true, sameOutput: true,
+				native: tool([]string{"grep", "-r", needle, dataDir}, "", countLines, ""),
+				mount:  tool([]string{"grep", "-r", needle, coll}, "", countLines, "")},
+		},
+	}
+}
+
+// writeFileLists writes the record files as NUL-separated lists: natively
+// bucket by bucket (as `find data/` walks them), through the mount in id
+// order (as the mount lists them).
+func writeFileLists(d dataset, buckets []string) (nativeList, mountList string, err error) {
+	var native, mount bytes.Buffer
+	for _, b := range buckets {
+		entries, err := os.ReadDir(b)
+		if err != nil {
+			return "", "", err
+		}
+		for _, e := range entries {
+			native.WriteString(filepath.Join(b, e.Name()))
+			native.WriteByte(0)
+		}
+	}
+	coll := filepath.Join(d.mountpoint(), recordsCollection)
+	err = shard.Walk(d.pagesDir(), "", func(e shard.Entry) error {
+		mount.WriteString(filepath.Join(coll, e.ID+".jsonc"))
+		mount.WriteByte(0)
+		return nil
+	})
+	if err != nil {
+		return "", "", err
+	}
+	nativeList, mountList = filepath.Join(d.dir, "native.list"), filepath.Join(d.dir, "mount.list")
+	if err := os.WriteFile(nativeList, native.Bytes(), 0o644); err != nil {
+		return "", "", err
+	}
+	return nativeList, mountList, os.WriteFile(mountList, mount.Bytes(), 0o644)
+}
+
+// createOp creates records natively with the core's Put and through the mount.
+func createOp(self string, d dataset, n int) op {
+	return op{
+		name: "create " + itoa(n) + " records (core Put vs mount)", goal: createGoal,
+		rateCount: n, noWarmup: true, sameOutput: true,
+		native: nativeCreate(d.nativeRoot(), n),
+		mount:  mountCreate(self, d.mountpoint(), d.root(), n),
+	}
+}
+
+// logOp reads a log: the raw segment files natively, records.ndjson
+// through the mount. The outputs differ (guards, record envelope).
+func logOp(d dataset, segments []string) op {
+	return op{
+		name: "log: `cat` " + itoa(d.logRecords) + " records (segments vs records.ndjson)",
+		goal: readingGoal, dropCaches: true,
+		native: tool(append([]string{"cat"}, segments...), "", countBytes, ""),
+		mount:  tool([]string{"cat", filepath.Join(d.mountpoint(), logCollection, "records.ndjson")}, "", countBytes, ""),
+	}
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMedian(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	tests := []struct {
+		in   []time.Duration
+		want time.Duration
+	}{
+		{nil, 0},
+		{ms(5), 5 * time.Millisecond},
+		{ms(9, 1, 5), 5 * time.Millisecond},
+		{ms(4, 1, 3, 2), 2500 * time.Microsecond},
+	}
+	for _, tc := range tests {
+		in := append([]time.Duration(nil), tc.in...)
+		if got := median(tc.in); got != tc.want {
+			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+		for i := range in {
+			if in[i] != tc.in[i] {
+				t.Fatalf("median reordered its input: %v", tc.in)
+			}
+		}
+	}
+}
+
+func TestRowCells(t *testing.T) {
+	tests := []struct {
+		name string
+		r    row
+		want []string
+	}{
+		{"within ratio", row{op: "ls", native: 100 * time.Millisecond, mount: 150 * time.Millisecond, goal: maxRatio(2)},
+			[]string{"ls", "100 ms", "150 ms", "1.50x", "≤ 2.0x", "yes"}},
+		{"over ratio", row{op: "cat", native: time.Second, mount: 2500 * time.Millisecond, goal: maxRatio(1.5)},
+			[]string{"cat", "1.00 s", "2.50 s", "2.50x", "≤ 1.5x", "NO"}},
+		{"rates", row{op: "create", native: 5 * time.Second, mount: 4 * time.Second, count: 10000, goal: minRate(1600)},
+			[]string{"create", "2000 rec/s", "2500 rec/s", "0.80x", "≥ 1600 rec/s", "yes"}},
+		{"rate too low", row{op: "create", native: 5 * time.Second, mount: 10 * time.Second, count: 10000, goal: minRate(1600)},
+			[]string{"create", "2000 rec/s", "1000 rec/s", "2.00x", "≥ 1600 rec/s", "NO"}},
+		{"no goal, note", row{op: "log", native: 20 * time.Second, mount: 30 * time.Second, goal: noGoal, note: "MISMATCH"},
+			[]string{"log", "20.0 s", "30.0 s", "1.50x", "-", "- (MISMATCH)"}},
+		{"zero native", row{op: "x", mount: time.Second, goal: maxRatio(2)},
+			[]string{"x", "0 ms", "1.00 s", "0.00x", "≤ 2.0x", "yes"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.r.cells()
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("cells = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	var b strings.Builder
+	writeTable(&b, []row{{op: "ls", native: time.Second, mount: time.Second, goal: maxRatio(2)}})
+	want := "| operation | native | mount | ratio | goal | met? |\n" +
+		"| --- | ---: | ---: | ---: | --- | --- |\n" +
+		"| ls | 1.00 s | 1.00 s | 1.00x | ≤ 2.0x | yes |\n"
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestRSSLine(t *testing.T) {
+	if got := rssLine("x", 300<<20, rssLimit); !strings.HasSuffix(got, "300.0 MiB (goal < 256 MiB: NO)") {
+		t.Errorf("over limit: %q", got)
+	}
+	if got := rssLine("x", 20<<20, rssLimit); !strings.HasSuffix(got, "20.0 MiB (goal < 256 MiB: yes)") {
+		t.Errorf("under limit: %q", got)
+	}
+	if got := rssLine("x", 20<<20, 0); !strings.HasSuffix(got, "20.0 MiB") {
+		t.Errorf("no limit: %q", got)
+	}
+}
+
+func TestParseStatusField(t *testing.T) {
+	status := []byte("Name:\tstorhfs\nVmPeak:\t  123 kB\nVmHWM:\t   17612 kB\nVmRSS:\t 1 kB\nThreads: 9\n")
+	tests := []struct {
+		status  []byte
+		field   string
+		want    int64
+		wantErr bool
+	}{
+		{status, "VmHWM", 17612 << 10, false},
+		{status, "VmRSS", 1 << 10, false},
+		{status, "VmSwap", 0, true},  // missing
+		{status, "Threads", 0, true}, // no unit
+		{[]byte("VmHWM: x kB\n"), "VmHWM", 0, true},
+		{[]byte("VmHWM: 12 MB\n"), "VmHWM", 0, true},
+		{nil, "VmHWM", 0, true},
+		{[]byte("VmHWM:"), "VmHWM", 0, true}, // truncated
+	}
+	for _, tc := range tests {
+		got, err := parseStatusField(tc.status, tc.field)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("parseStatusField(%q, %s) = %d, %v; want %d, err %v", tc.status, tc.field, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+func TestLineCounter(t *testing.T) {
+	tests := []struct {
+		name           string
+		chunks         []string
+		suffix         string
+		lines, matches int64
+	}{
+		{"one write", []string{"a.jsonc\nb.txt\nc.jsonc\n"}, ".jsonc", 3, 2},
+		{"split suffix", []string{"abc.js", "onc\nx", "y.jsonc", "\n"}, ".jsonc", 2, 2},
+		{"split before newline", []string{"a.jsonc", "\n", "\n"}, ".jsonc", 2, 1},
+		{"unterminated last line", []string{"a.jsonc\nb.jsonc"}, ".jsonc", 1, 1},
+		{"suffix longer than line", []string{"c\n.jsonc\n"}, ".jsonc", 2, 1},
+		{"no suffix", []string{"x\ny\n"}, "", 2, 0},
+		{"empty", nil, ".jsonc", 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &lineCounter{suffix: []byte(tc.suffix)}
+			var n int64
+			for _, ch := range tc.chunks {
+				w, err := c.Write([]byte(ch))
+				if err != nil || w != len(ch) {
+					t.Fatalf("Write = %d, %v", w, err)
+				}
+				n += int64(len(ch))
+			}
+			if c.lines != tc.lines || c.matching != tc.matches || c.bytes != n {
+				t.Errorf("lines %d matching %d bytes %d; want %d %d %d", c.lines, c.matching, c.bytes, tc.lines, tc.matches, n)
+			}
+		})
+	}
+}

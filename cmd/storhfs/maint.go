@@ -1,0 +1,398 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+
+	"github.com/urfave/cli/v2"
+
+	"storhfs/core/docstore"
+	"storhfs/core/phpjson"
+	"storhfs/core/queue"
+	"storhfs/core/seglog"
+)
+
+// The storh-compatible maintenance commands: `storhfs stats|verify|repair|
+// reindex|compact ROOT [COLLECTION] [doc|log|queue]`, with bin/storh's
+// defaults, JSON result shapes and exit codes (docs/cli.md lists every
+// difference). stats, verify and compact of doc and queue collections are
+// read-only; repair, reindex and compact of a log change files.
+
+// maintenanceCommands are the five storh-compatible maintenance commands.
+func maintenanceCommands() []*cli.Command {
+	return []*cli.Command{
+		statsCommand(),
+		maintVerifyCommand(),
+		repairCommand(),
+		reindexCommand(),
+		compactCommand(),
+	}
+}
+
+// extraCommands are every command of maint.go, transfer.go, idcmd.go and
+// recget.go, in the order `storhfs --help` lists them.
+func extraCommands() []*cli.Command {
+	cmds := maintenanceCommands()
+	cmds = append(cmds, transferCommands()...)
+	return append(cmds, idCommand(), recordGetCommand())
+}
+
+const targetArgs = "ROOT [COLLECTION] [doc|log|queue]"
+
+func statsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "stats",
+		Usage:     "print a collection's stats() as storh's CLI does (read-only)",
+		ArgsUsage: targetArgs,
+		Description: `Prints storh's stats() result as pretty JSON on stdout. COLLECTION
+defaults to "default", the engine to doc. Nothing is created, locked or
+truncated; a missing collection prints the empty result PHP would print.
+
+Example:
+   $ storhfs stats var/storh/app pages
+   {
+       "records": 3,
+       "bytes": 445,
+       "corrupt": 0,
+       "indexes": 6
+   }
+   $ storhfs stats var/storh/app events log`,
+		OnUsageError: onUsageError,
+		Action: exitAction(func(c *cli.Context) error {
+			t, err := parseTarget(c, engineDoc)
+			if err != nil {
+				return err
+			}
+			result, err := runStats(t)
+			err = inCollection(err, t.collectionDir())
+			if err != nil {
+				return err
+			}
+			return printCLIJSON(c.App.Writer, result)
+		}),
+	}
+}
+
+func maintVerifyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "verify",
+		Usage:     "print a collection's verify() as storh's CLI does (read-only)",
+		ArgsUsage: targetArgs,
+		Description: `Prints storh's verify() result {"ok","errors","stats"} on stdout and exits 0,
+also when "ok" is false (as storh does: parse "ok"), unless --strict is given.
+The engine defaults to doc. A torn or corrupt log or queue tail is reported
+in "errors" and left in place (storh's CLI truncates it first and reports
+ok); run repair to cut it.
+
+Example:
+   $ storhfs verify var/storh/app jobs queue
+   {
+       "ok": true,
+       "errors": [],
+       "stats": {
+           "pending": 0,
+           "processing": 2,
+           "done": 0,
+           "bytes": 393
+       }
+   }
+   $ storhfs verify --strict var/storh/app pages || alert "pages: index drift"`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "strict", Usage: `exit 3 when the result has "ok": false (the JSON is printed as usual)`},
+		},
+		OnUsageError: onUsageError,
+		Action: exitAction(func(c *cli.Context) error {
+			t, err := parseTarget(c, engineDoc)
+			if err != nil {
+				return err
+			}
+			var result *phpjson.Array
+			err = withProgress("verify "+t.collection, nil, func() error {
+				result, err = runVerify(t)
+				return inCollection(err, t.collectionDir())
+			})
+			if err != nil {
+				return err
+			}
+			if err := printCLIJSON(c.App.Writer, result); err != nil {
+				return err
+			}
+			if ok, _ := result.Lookup("ok"); c.Bool("strict") && ok != true {
+				return &codedError{code: exitNotOK}
+			}
+			return nil
+		}),
+	}
+}
+
+func repairCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "repair",
+		Usage:     "repair a collection with storh's repair() (changes files)",
+		ArgsUsage: targetArgs,
+		Description: `Runs storh's repair() and prints its result. storh's CLI has no repair
+command; this one takes the collection lock like any storh writer. The
+engine defaults to doc.
+  doc:   sweep orphaned temp files, quarantine unreadable records into
+         .storh/corrupt/, rebuild the indexes
+         -> {"ok": true, "quarantined": N, "reindexed": {"fields": F, "entries": E}}
+  log:   truncate every segment at its first invalid line, rewrite the
+         manifest stats -> {"ok": true, "stats": {...}}
+  queue: truncate queue.log at its first invalid line, requeue jobs claimed
+         --requeue-after seconds ago or earlier -> {"ok": true, "requeued": N}
+
+Example:
+   $ storhfs repair var/storh/app events log
+   $ storhfs repair --requeue-after 600 var/storh/app jobs queue`,
+		Flags: []cli.Flag{
+			&cli.Int64Flag{Name: "requeue-after", Value: 3600, Usage: "queue: requeue jobs claimed at least this many seconds ago"},
+		},
+		OnUsageError: onUsageError,
+		Action: exitAction(func(c *cli.Context) error {
+			t, err := parseTarget(c, engineDoc)
+			if err != nil {
+				return err
+			}
+			var result *phpjson.Array
+			err = withProgress("repair "+t.collection, nil, func() error {
+				result, err = runRepair(t, c.Int64("requeue-after"))
+				return inCollection(err, t.collectionDir())
+			})
+			if err != nil {
+				return err
+			}
+			return printCLIJSON(c.App.Writer, result)
+		}),
+	}
+}
+
+func reindexCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "reindex",
+		Usage:     "rebuild a DocStore collection's indexes (storh's reindex())",
+		ArgsUsage: "ROOT [COLLECTION]",
+		Description: `Rebuilds the secondary indexes of a DocStore collection from its records
+under the write lock and prints {"fields": F, "entries": E}. Like storh's
+CLI, a third (engine) argument is accepted and ignored: reindex is always
+DocStore. A corrupt record fails with its message (exit 1).
+
+Example:
+   $ storhfs reindex var/storh/app pages
+   {
+       "fields": 6,
+       "entries": 3
+   }`,
+		OnUsageError: onUsageError,
+		Action: exitAction(func(c *cli.Context) error {
+			t, err := parseTarget(c, "")
+			if err != nil {
+				return err
+			}
+			var result *phpjson.Array
+			err = withProgress("reindex "+t.collection, nil, func() error {
+				result, err = withDocStore(t, (*docstore.Store).Reindex)
+				return inCollection(err, t.collectionDir())
+			})
+			if err != nil {
+				return err
+			}
+			return printCLIJSON(c.App.Writer, result)
+		}),
+	}
+}
+
+func compactCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "compact",
+		Usage:     "compact a log and print its stats (storh's compact command)",
+		ArgsUsage: targetArgs,
+		Description: `The engine defaults to log.
+  log:   compact() (drops overwritten and deleted records into new segments,
+         taking the lock like any storh writer), then prints stats()
+  doc:   prints compact() = {"ok": true, "records": N}; nothing changes (read-only)
+  queue: prints stats(); storh never compacts a queue (read-only)
+
+Example:
+   $ storhfs compact var/storh/app events
+   {
+       "segments": 1,
+       "records": 1,
+       "deleted": 0,
+       "bytes": 89
+   }`,
+		OnUsageError: onUsageError,
+		Action: exitAction(func(c *cli.Context) error {
+			t, err := parseTarget(c, engineLog)
+			if err != nil {
+				return err
+			}
+			var result *phpjson.Array
+			err = withProgress("compact "+t.collection, nil, func() error {
+				result, err = runCompact(t)
+				return inCollection(err, t.collectionDir())
+			})
+			if err != nil {
+				return err
+			}
+			return printCLIJSON(c.App.Writer, result)
+		}),
+	}
+}
+
+func runStats(t target) (*phpjson.Array, error) {
+	switch t.engine {
+	case engineLog:
+		return withLogResult(t, func(l *seglog.Log) (*phpjson.Array, error) {
+			st, err := l.Stats()
+			return st.Array(), err
+		})
+	case engineQueue:
+		snap, err := readQueue(t)
+		if err != nil || snap == nil {
+			return queue.Stats{}.PHP(), err
+		}
+		defer snap.Close()
+		return queueStats(snap).PHP(), nil
+	}
+	return withDocReader(t, emptyDocStats(), (*docstore.Store).Stats)
+}
+
+func runVerify(t target) (*phpjson.Array, error) {
+	switch t.engine {
+	case engineLog:
+		return withLogResult(t, func(l *seglog.Log) (*phpjson.Array, error) {
+			h, err := l.Verify()
+			return h.Array(), err
+		})
+	case engineQueue:
+		h := queue.Health{OK: true, Errors: []string{}}
+		snap, err := readQueue(t)
+		if err != nil || snap == nil {
+			return h.PHP(), err
+		}
+		defer snap.Close()
+		h.Stats = queueStats(snap)
+		if snap.Invalid != nil {
+			h.OK, h.Errors = false, []string{snap.Invalid.Error()}
+		}
+		return h.PHP(), nil
+	}
+	empty := phpjson.NewArray(3)
+	empty.SetString("ok", true)
+	empty.SetString("errors", phpjson.NewArray(0))
+	empty.SetString("stats", emptyDocStats())
+	return withDocReader(t, empty, (*docstore.Store).Verify)
+}
+
+func runRepair(t target, requeueAfter int64) (*phpjson.Array, error) {
+	switch t.engine {
+	case engineLog:
+		return withLog(t, (*seglog.Log).Repair)
+	case engineQueue:
+		q, err := queue.Open(t.root, t.collection, queue.Options{})
+		if err != nil {
+			return nil, err
+		}
+		defer q.Close()
+		r, err := q.Repair(requeueAfter)
+		if err != nil {
+			return nil, err
+		}
+		return r.PHP(), nil
+	}
+	return withDocStore(t, (*docstore.Store).Repair)
+}
+
+func runCompact(t target) (*phpjson.Array, error) {
+	switch t.engine {
+	case engineDoc:
+		empty := phpjson.NewArray(2)
+		empty.SetString("ok", true)
+		empty.SetString("records", int64(0))
+		return withDocReader(t, empty, (*docstore.Store).Compact)
+	case engineQueue:
+		return runStats(t)
+	}
+	return withLog(t, func(l *seglog.Log) (*phpjson.Array, error) {
+		if err := l.Compact(); err != nil {
+			return nil, err
+		}
+		st, err := l.Stats()
+		return st.Array(), err
+	})
+}
+
+// emptyDocStats is stats() of an empty DocStore collection.
+func emptyDocStats() *phpjson.Array {
+	a := phpjson.NewArray(4)
+	for _, k := range []string{"records", "bytes", "corrupt", "indexes"} {
+		a.SetString(k, int64(0))
+	}
+	return a
+}
+
+// withDocStore opens the DocStore collection (creating it, as storh's
+// constructor does), runs fn and closes it.
+func withDocStore(t target, fn func(*docstore.Store) (*phpjson.Array, error)) (*phpjson.Array, error) {
+	s, err := docstore.Open(t.root, t.collection, docstore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	result, err := fn(s)
+	if cerr := s.Close(); err == nil && cerr != nil {
+		return nil, cerr
+	}
+	return result, err
+}
+
+// withDocReader is withDocStore for the read-only commands: a directory
+// that is no DocStore collection (missing, or without data/ and .storh/)
+// has no records and no indexes, so it gives empty, the result PHP prints
+// after creating the collection, without creating anything.
+func withDocReader(t target, empty *phpjson.Array, fn func(*docstore.Store) (*phpjson.Array, error)) (*phpjson.Array, error) {
+	if !docstore.IsCollection(docstore.CollectionDir(t.root, t.collection)) {
+		return empty, nil
+	}
+	return withDocStore(t, fn)
+}
+
+// withLog opens the log collection like storh's constructor (creating it,
+// truncating invalid tails), runs fn and closes it.
+func withLog(t target, fn func(*seglog.Log) (*phpjson.Array, error)) (*phpjson.Array, error) {
+	l, err := seglog.Open(t.root, t.collection, seglog.Options{})
+	if err != nil {
+		return nil, err
+	}
+	result, err := fn(l)
+	if cerr := l.Close(); err == nil && cerr != nil {
+		return nil, cerr
+	}
+	return result, err
+}
+
+// withLogResult runs fn on a read-only view of the log (logview.go).
+func withLogResult(t target, fn func(*seglog.Log) (*phpjson.Array, error)) (*phpjson.Array, error) {
+	var result *phpjson.Array
+	err := withLogView(t.root, t.collection, func(l *seglog.Log) error {
+		var err error
+		result, err = fn(l)
+		return err
+	})
+	return result, err
+}
+
+// readQueue replays the queue's log read-only (no lock, no truncation).
+// A missing queue.log gives nil, nil: the empty queue PHP would create.
+func readQueue(t target) (*queue.Snapshot, error) {
+	snap, err := queue.ReadSnapshot(queue.Dir(t.root, t.collection), nil)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return snap, err
+}
+
+// queueStats is stats() of the snapshot's valid prefix; bytes is the whole
+// file, torn tail included, as PHP's stats() reports it.
+func queueStats(snap *queue.Snapshot) queue.Stats {
+	return queue.Stats{Counts: snap.Counts(), Bytes: snap.Size}
+}

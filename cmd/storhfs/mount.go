@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"storhfs/fusefs"
+)
+
+func mountCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "mount",
+		Usage:     "show every collection under ROOT at MOUNTPOINT (foreground; Ctrl-C or SIGTERM unmounts)",
+		ArgsUsage: "ROOT MOUNTPOINT",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "read-only", Usage: "refuse every change with EROFS"},
+			&cli.BoolFlag{Name: "allow-other", Usage: "let other users access the mount"},
+			&cli.BoolFlag{Name: "debug", Usage: "log every FUSE request"},
+		},
+		Action: runMount,
+	}
+}
+
+func runMount(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return usageError(c, "need ROOT and MOUNTPOINT")
+	}
+	root, err := filepath.Abs(c.Args().Get(0))
+	if err != nil {
+		return err
+	}
+	mountpoint, err := filepath.Abs(c.Args().Get(1))
+	if err != nil {
+		return err
+	}
+	if err := checkRoot(root); err != nil {
+		return err
+	}
+	if err := checkMountpoint(mountpoint); err != nil {
+		return err
+	}
+	if err := checkDevFuse(); err != nil {
+		return err
+	}
+	mode := "read-write"
+	if c.Bool("read-only") {
+		mode = "read-only"
+	}
+	mounted, err := fusefs.Mount(mountpoint, fusefs.Config{
+		Catalog:    &fusefs.DirCatalog{Root: root, Docs: docStores{}},
+		FsName:     root,
+		ReadOnly:   c.Bool("read-only"),
+		AllowOther: c.Bool("allow-other"),
+		Debug:      c.Bool("debug"),
+	})
+	if err != nil {
+		return mountError(mountpoint, err)
+	}
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	unmounted := make(chan struct{})
+	go func() { mounted.Wait(); close(unmounted) }()
+	fmt.Printf("storhfs: mounted %s at %s (%s); Ctrl-C unmounts\n", root, mountpoint, mode)
+
+	select {
+	case sig := <-signals:
+		if err := mounted.Unmount(); err != nil {
+			return err
+		}
+		fmt.Printf("storhfs: unmounted %s (%v)\n", mountpoint, sig)
+	case <-unmounted:
+		// Unmounted from outside (umount, fusermount3 -u).
+		fmt.Printf("storhfs: %s was unmounted\n", mountpoint)
+	}
+	return nil
+}
+
+func checkRoot(root string) error {
+	fi, err := os.Stat(root)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("storage root %s does not exist", root)
+	case err != nil:
+		return fmt.Errorf("storage root %s: %w", root, err)
+	case !fi.IsDir():
+		return fmt.Errorf("storage root %s is not a directory", root)
+	}
+	return nil
+}
+
+func checkMountpoint(mountpoint string) error {
+	fi, err := os.Stat(mountpoint)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("mountpoint %s does not exist", mountpoint)
+	case errors.Is(err, syscall.ENOTCONN):
+		return fmt.Errorf("mountpoint %s is a dead FUSE mount (transport endpoint is not connected); run: fusermount3 -u %s", mountpoint, mountpoint)
+	case err != nil:
+		return fmt.Errorf("mountpoint %s: %w", mountpoint, err)
+	case !fi.IsDir():
+		return fmt.Errorf("mountpoint %s is not a directory", mountpoint)
+	}
+	if isMountpoint(mountpoint) {
+		return fmt.Errorf("mountpoint %s is already mounted", mountpoint)
+	}
+	return nil
+}
+
+// isMountpoint reports whether path is listed in /proc/self/mountinfo.
+func isMountpoint(path string) bool {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) > 4 && unescapeMountinfo(fields[4]) == path {
+			return true
+		}
+	}
+	return false
+}
+
+// unescapeMountinfo decodes the octal escapes (\040 for space) of mountinfo.
+func unescapeMountinfo(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			var v byte
+			ok := true
+			for _, d := range s[i+1 : i+4] {
+				if d < '0' || d > '7' {
+					ok = false
+					break
+				}
+				v = v*8 + byte(d-'0')
+			}
+			if ok {
+				b.WriteByte(v)
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func checkDevFuse() error {
+	f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("no /dev/fuse: FUSE is not available here (load the fuse module, or give the container --device /dev/fuse)")
+		}
+		return fmt.Errorf("cannot open /dev/fuse: %w", err)
+	}
+	f.Close()
+	return nil
+}
+
+func mountError(mountpoint string, err error) error {
+	if errors.Is(err, syscall.EBUSY) || strings.Contains(err.Error(), "busy") {
+		return fmt.Errorf("mountpoint %s is busy: %v", mountpoint, err)
+	}
+	return fmt.Errorf("mount %s: %v", mountpoint, strings.TrimSpace(err.Error()))
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/urfave/cli/v2"
+
+	"storhfs/core/docstore"
+	"storhfs/core/phpjson"
+)
+
+// recordGetCommand is `storhfs get`, the reading half of records.go's put
+// and delete.
+func recordGetCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "print record ID of a DocStore collection (the stored file, verbatim)",
+		ArgsUsage: "ROOT COLLECTION ID",
+		Description: `Prints the record file exactly as stored (what cat shows through a mount,
+comments and formatting included), after checking that storh's get() would
+accept it. With --data, prints only its data as one line of storh's JSON.
+A missing record is an error naming the id (exit 1). Nothing is created.
+
+Example:
+   $ storhfs get var/storh/app pages 0190b6a2-4c1e-7f3a-8d2b-2d5dba6274da
+   {"id":"0190b6a2-4c1e-7f3a-8d2b-2d5dba6274da","data":{"title":"Home"}}
+   $ storhfs get var/storh/app pages "$id" > r.jsonc && vi r.jsonc && storhfs put var/storh/app pages "$id" < r.jsonc`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "data", Usage: "print only the record's data, as compact JSON"},
+		},
+		OnUsageError: onUsageError,
+		Action: exitAction(func(c *cli.Context) error {
+			if c.NArg() != 3 {
+				return usageErr(c, "need ROOT, COLLECTION and ID")
+			}
+			root, collection, id := c.Args().Get(0), c.Args().Get(1), c.Args().Get(2)
+			if phpTrim(root) == "" {
+				return usageErr(c, "missing ROOT")
+			}
+			dir := docstore.CollectionDir(root, collection)
+			if !docstore.IsCollection(dir) {
+				return fmt.Errorf("Record not found: %s (no collection %s)", id, dir)
+			}
+			_, err := withDocStore(target{root: root, collection: collection}, func(s *docstore.Store) (*phpjson.Array, error) {
+				return nil, printRecord(c.App.Writer, s, id, c.Bool("data"))
+			})
+			return err
+		}),
+	}
+}
+
+// printRecord writes record id's file (or, with dataOnly, its data as
+// storh's compact JSON and "\n") to w.
+func printRecord(w io.Writer, s *docstore.Store, id string, dataOnly bool) error {
+	rec, err := s.Get(id)
+	if err != nil {
+		return fmt.Errorf("%s: %w", id, err)
+	}
+	if rec == nil {
+		return fmt.Errorf("Record not found: %s", id)
+	}
+	if dataOnly {
+		out, err := phpjson.Encode(rec.Data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		_, err = w.Write(append(out, '\n'))
+		return err
+	}
+	f, err := s.OpenRecord(id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("Record not found: %s", id)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
+}

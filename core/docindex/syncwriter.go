@@ -1,0 +1,190 @@
+package docindex
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"storhfs/core/fsutil"
+)
+
+// rebuildWriters bounds the files a rebuild writes at once. Each write ends
+// in its own fsync; ext4 commits concurrent fsyncs in one journal
+// transaction, so a few dozen in flight turn ~100 sequential commits into a
+// handful while keeping the fds and encoded buffers held small.
+const rebuildWriters = 32
+
+// syncWriter writes a rebuild's files concurrently with the guarantee of
+// write_atomic (spec 4.2) at the time Wait... returns, but not per file:
+//
+//   - every file is written to its own temp, fsynced, closed and renamed
+//     into place, exactly as fsutil.WriteAtomic (same temp names, modes and
+//     error texts);
+//   - the parent directory is NOT fsynced after each rename; syncDirs
+//     fsyncs every directory that received a rename (and every directory
+//     the rebuild created, plus its parent) once, after all renames.
+//
+// Intentional difference from PHP, which fsyncs the directory after every
+// file: what is durable when Rebuild returns is the same (every file's data
+// and every directory entry), only the intermediate states a crash during
+// the rebuild can leave differ, and those are garbage either way (entries/
+// was deleted first; verify() reports the drift and reindex() redoes it).
+type syncWriter struct {
+	sem chan struct{} // one token per write in flight
+
+	mu       sync.Mutex
+	dirs     map[string]bool // directories to fsync at the end
+	seq      int             // submission counter
+	err      error           // error of the earliest failed submission
+	errSeq   int
+	failed   bool
+	inFlight sync.WaitGroup
+}
+
+func newSyncWriter(limit int) *syncWriter {
+	return &syncWriter{sem: make(chan struct{}, limit), dirs: map[string]bool{}}
+}
+
+// write replaces path with the bytes produce returns, in the background.
+// done (may be nil) is marked when this write has finished. After a failure
+// further writes are skipped; Err reports the failure of the earliest
+// submission, so the error does not depend on scheduling.
+func (w *syncWriter) write(done *sync.WaitGroup, path string, produce func() ([]byte, error)) {
+	w.mu.Lock()
+	seq := w.seq
+	w.seq++
+	failed := w.failed
+	w.dirs[dirOf(path)] = true
+	w.mu.Unlock()
+	if failed {
+		return
+	}
+	if done != nil {
+		done.Add(1)
+	}
+	w.inFlight.Add(1)
+	w.sem <- struct{}{}
+	go func() {
+		defer func() {
+			<-w.sem
+			w.inFlight.Done()
+			if done != nil {
+				done.Done()
+			}
+		}()
+		content, err := produce()
+		if err == nil {
+			err = writeSynced(path, content)
+		}
+		if err != nil {
+			w.fail(seq, err)
+		}
+	}()
+}
+
+func (w *syncWriter) fail(seq int, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.failed || seq < w.errSeq {
+		w.err, w.errSeq = err, seq
+	}
+	w.failed = true
+}
+
+// markDir adds a directory (created by the rebuild, or changed by an
+// unlink) to the set syncDirs fsyncs.
+func (w *syncWriter) markDir(dir string) {
+	w.mu.Lock()
+	w.dirs[dir] = true
+	w.mu.Unlock()
+}
+
+// wait blocks until every submitted write has finished and returns the
+// earliest failure.
+func (w *syncWriter) wait() error {
+	w.inFlight.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// syncDirs waits for all writes, then fsyncs every marked directory once,
+// concurrently. Directory fsync errors are ignored, as fsutil.WriteAtomic
+// and PHP ignore them.
+func (w *syncWriter) syncDirs() error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	dirs := make([]string, 0, len(w.dirs))
+	for d := range w.dirs {
+		dirs = append(dirs, d)
+	}
+	w.mu.Unlock()
+	sort.Strings(dirs)
+	var wg sync.WaitGroup
+	for _, d := range dirs {
+		wg.Add(1)
+		w.sem <- struct{}{}
+		go func() {
+			defer func() { <-w.sem; wg.Done() }()
+			_ = fsutil.FsyncDir(d)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// writeSynced is fsutil.WriteAtomic without the directory fsync (the
+// caller's syncWriter does it once per directory): temp
+// <dir>/.<basename>.<hex12>.tmp, O_WRONLY|O_CREAT|O_TRUNC 0666, write,
+// fsync, close, rename. The parent directory must exist. The temp never
+// survives a failure; error texts are PHP's, as fsutil's.
+func writeSynced(path string, content []byte) error {
+	temp := dirOf(path) + "/." + filepath.Base(path) + "." + randomHex12() + ".tmp"
+	f, err := os.OpenFile(temp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return &fsutil.Error{Msg: "Could not open temporary storage file for writing: " + temp, Err: err}
+	}
+	fail := func(msg string, cause error) error {
+		f.Close()
+		os.Remove(temp)
+		return &fsutil.Error{Msg: msg + temp, Err: cause}
+	}
+	if _, err := f.Write(content); err != nil {
+		return fail("Could not write storage file: ", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail("Could not sync storage file: ", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(temp)
+		return &fsutil.Error{Msg: "Could not write storage file: " + temp, Err: err}
+	}
+	if err := os.Rename(temp, path); err != nil {
+		os.Remove(temp)
+		return &fsutil.Error{Msg: "Could not atomically replace storage file: " + path, Err: err}
+	}
+	return nil
+}
+
+// randomHex12 is 12 random lowercase hex digits (crypto/rand, as fsutil).
+func randomHex12() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // never fails on Linux
+	return hex.EncodeToString(b[:])
+}
+
+// dirOf is the part of a slash path before its last slash. Index paths are
+// built by concatenation (paths), so the last slash separates the file.
+func dirOf(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[:i]
+		}
+	}
+	return "."
+}

@@ -1,0 +1,91 @@
+package docstore
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"storhfs/core/phpjson"
+)
+
+// snapshot maps every path below dir to its content ("<dir>" for
+// directories), to assert that a failed operation changed nothing.
+func snapshot(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out[rel] = "<dir>"
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[rel] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("snapshot %s: %v", dir, err)
+	}
+	return out
+}
+
+func assertSameTree(t testing.TB, before, after map[string]string) {
+	t.Helper()
+	for p, c := range before {
+		if a, ok := after[p]; !ok {
+			t.Errorf("tree changed: %s disappeared", p)
+		} else if a != c {
+			t.Errorf("tree changed: %s content %q -> %q", p, c, a)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("tree changed: %s appeared", p)
+		}
+	}
+}
+
+// obj builds a PHP array from alternating names and values.
+func obj(kv ...any) *phpjson.Array {
+	a := phpjson.NewArray(len(kv) / 2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		v := kv[i+1]
+		if n, ok := v.(int); ok {
+			v = int64(n)
+		}
+		a.SetString(kv[i].(string), v)
+	}
+	return a
+}
+
+func mustJSON(t testing.TB, v phpjson.Value) string {
+	t.Helper()
+	b, err := phpjson.Encode(v)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	return string(b)
+}
+
+func openStore(t testing.TB, root string) *Store {
+	t.Helper()
+	s, err := Open(root, "pages", Options{})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+const (
+	id1 = "018fbbf0-da38-75fc-b043-8814e84c4fdc"
+	id2 = "018fbbf0-de20-7d70-a07e-aee1d00381d3"
+	id3 = "018fbbf0-e208-7f76-aeea-f2e276baad04"
+)

@@ -1,0 +1,155 @@
+package docstore
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	"storhfs/core/phpjson"
+)
+
+// exportChunk is the size of the writes of ExportJSONL (PHP: about 1 MiB).
+const exportChunk = 1 << 20
+
+// ExportJSONL writes every record, in id order, as its canonical line
+// {"id":"<id>","data":<J(data)>}\n to path (created or truncated; parent
+// directories created; no lock, no fsync) and returns the number of lines
+// (spec 10.1). An unreadable record fails midway, leaving a partial file.
+func (s *Store) ExportJSONL(path string) (int, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return 0, wrapError(nil, msgExportOpen+path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return 0, wrapError(nil, msgExportOpen+path, err)
+	}
+	w := bufio.NewWriterSize(f, exportChunk)
+	n := 0
+	err = s.scanFiles("", func(id, file string) error {
+		rec, _, err := loadRecord(id, file)
+		if err != nil || rec == nil {
+			return err
+		}
+		line, err := encodeRecord(id, rec.Data)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		n++
+		return nil
+	})
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return n, err
+	}
+	return n, nil
+}
+
+// ImportJSONL writes one record per non-blank line of path under one lock
+// hold and returns how many were written (spec 10.2). A line that is
+// exactly {"id": <string>, "data": <array>} (any order) is stored verbatim
+// (form A); any other object is a bulk row (form B, integer-like members
+// dropped). The first failing line stops the import; earlier lines stay.
+func (s *Store) ImportJSONL(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, wrapError(nil, msgImportOpen+path, err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	n := 0
+	err = s.withWriteLock(func() error {
+		for {
+			line, rerr := r.ReadBytes('\n')
+			if len(line) > 0 {
+				if err := s.importLine(line); err != nil {
+					return err
+				}
+				if !blankLine(bytes.TrimRight(line, "\r\n")) {
+					n++
+				}
+			}
+			if rerr == io.EOF {
+				return nil
+			}
+			if rerr != nil {
+				return rerr
+			}
+		}
+	})
+	return n, err
+}
+
+// blankLine reports whether line holds only space, \t, \v, \f, \r.
+func blankLine(line []byte) bool {
+	return len(bytes.Trim(line, " \t\v\f\r")) == 0
+}
+
+// importLine imports one raw line (with its line end); blank lines are
+// skipped.
+func (s *Store) importLine(raw []byte) error {
+	line := bytes.TrimRight(raw, "\r\n")
+	if blankLine(line) {
+		return nil
+	}
+	v, err := decodeStrict(line)
+	if err != nil {
+		return err
+	}
+	row, ok := v.(*phpjson.Array)
+	if !ok {
+		return newError(ErrInvalidArgument, msgImportRows)
+	}
+	if id, data, ok := formA(row); ok {
+		if err := validID(id); err != nil {
+			return err
+		}
+		content := make([]byte, len(line)+1)
+		copy(content, line)
+		content[len(line)] = '\n'
+		_, err := s.writeLocked(data, id, true, content)
+		return err
+	}
+	clean := phpjson.NewArray(row.Len())
+	for i := 0; i < row.Len(); i++ {
+		if k, v := row.At(i); !k.IsInt() {
+			clean.Set(k, v)
+		}
+	}
+	id, explicit, data := splitRow(clean)
+	if explicit {
+		if err := validID(id); err != nil {
+			return err
+		}
+	}
+	_, err = s.writeLocked(data, id, explicit, nil)
+	return err
+}
+
+// formA reports whether row has exactly the members "id" (a string) and
+// "data" (an array), in any order.
+func formA(row *phpjson.Array) (string, *phpjson.Array, bool) {
+	if row.Len() != 2 {
+		return "", nil, false
+	}
+	idv, ok1 := row.Lookup("id")
+	dv, ok2 := row.Lookup("data")
+	if !ok1 || !ok2 {
+		return "", nil, false
+	}
+	id, ok := idv.(string)
+	data, ok2 := dv.(*phpjson.Array)
+	return id, data, ok && ok2
+}
+
+var _ = errors.New

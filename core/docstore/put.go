@@ -1,0 +1,253 @@
+package docstore
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+
+	"storhfs/core/phpjson"
+)
+
+// Put writes data under id (a new generated id when id is ""), replacing
+// any existing record, and returns the record with data as passed
+// (spec 8.2, order of operations 7.8).
+func (s *Store) Put(data *phpjson.Array, id string) (Record, error) {
+	if data == nil {
+		data = phpjson.NewArray(0)
+	}
+	if id != "" {
+		if err := validID(id); err != nil {
+			return Record{}, err
+		}
+	}
+	var rec Record
+	err := s.withWriteLock(func() error {
+		var err error
+		rec, err = s.putLocked(data, id, id != "")
+		return err
+	})
+	return rec, err
+}
+
+// putLocked is one put under the write lock. A non-explicit id is
+// generated (and assumed new: no old lookup).
+func (s *Store) putLocked(data *phpjson.Array, id string, explicit bool) (Record, error) {
+	return s.writeLocked(data, id, explicit, nil)
+}
+
+// writeLocked is putLocked with raw, when non-nil, written verbatim instead
+// of the canonical encoding (JSONL form A).
+func (s *Store) writeLocked(data *phpjson.Array, id string, explicit bool, raw []byte) (Record, error) {
+	if !explicit {
+		var err error
+		if id, err = s.generateID(); err != nil {
+			return Record{}, err
+		}
+	}
+	path := s.RecordPath(id)
+	var old *phpjson.Array
+	if s.idx.Active() {
+		if explicit {
+			rec, _, err := loadRecord(id, path)
+			if err != nil {
+				return Record{}, err
+			}
+			if rec != nil {
+				old = rec.Data
+			}
+		}
+		if err := s.checkUnique(id, data); err != nil {
+			return Record{}, err
+		}
+	}
+	content := raw
+	if content == nil {
+		var err error
+		if content, err = encodeRecord(id, data); err != nil {
+			return Record{}, err
+		}
+	}
+	if err := s.writer.WriteFileDurable(path, content); err != nil {
+		return Record{}, err
+	}
+	if s.idx.Active() {
+		if err := s.idx.UpdateRecord(id, old, data); err != nil {
+			return Record{}, err
+		}
+	}
+	return Record{ID: id, Data: data}, nil
+}
+
+// checkUnique runs the unique check (7.5); a violation is
+// errors.Is(err, ErrUniqueViolation) with PHP's text.
+func (s *Store) checkUnique(id string, data *phpjson.Array) error {
+	return s.idx.CheckUnique(id, data)
+}
+
+// generateID returns the next generated id; a caller's generator is
+// validated like an explicit id (8.1).
+func (s *Store) generateID() (string, error) {
+	id, err := s.newID()
+	if err != nil {
+		return "", err
+	}
+	if s.custom {
+		if err := validID(id); err != nil {
+			return "", err
+		}
+	}
+	return id, nil
+}
+
+// PutRaw stores content verbatim as the record file of id, for the mount.
+// content must be a record PHP's get() would accept for that file name
+// (spec 3.5: strict JSON, else JSONC; an object whose "id" equals id, a
+// valid UUIDv7). Indexes are updated from the parsed data under the write
+// lock; a unique violation fails before anything is written. Errors are
+// errors.Is-able (ErrInvalidID, ErrInvalidRecord, ErrIDMismatch,
+// ErrUniqueViolation) and their text starts with the id.
+//
+// Unlike PHP's put, an existing record file that is unreadable is treated
+// as absent (so a corrupt record can be fixed by rewriting it); its stale
+// index entries, if any, are left for verify/repair.
+func (s *Store) PutRaw(id string, content []byte) error {
+	if err := validID(id); err != nil {
+		return withID(id, err)
+	}
+	if len(content) > MaxRecordBytes {
+		return withID(id, newError(ErrInvalidRecord, "record exceeds the record size limit"))
+	}
+	path := s.RecordPath(id)
+	data, err := parseRecord(content, id, path)
+	if err != nil {
+		return withID(id, err)
+	}
+	raw := make([]byte, len(content))
+	copy(raw, content)
+	return withID(id, s.withWriteLock(func() error {
+		var old *phpjson.Array
+		if s.idx.Active() {
+			if rec, _, err := loadRecord(id, path); err == nil && rec != nil {
+				old = rec.Data
+			}
+			if err := s.checkUnique(id, data); err != nil {
+				return err
+			}
+		}
+		if err := s.writer.WriteFileDurable(path, raw); err != nil {
+			return err
+		}
+		if s.idx.Active() {
+			return s.idx.UpdateRecord(id, old, data)
+		}
+		return nil
+	}))
+}
+
+// Delete removes the record id and its index entries; a missing record is
+// a no-op. With active indexes the old file is read first, so a corrupt
+// record cannot be deleted (spec 7.8, 8.4).
+func (s *Store) Delete(id string) error {
+	if err := validID(id); err != nil {
+		return err
+	}
+	return s.withWriteLock(func() error { return s.deleteLocked(id) })
+}
+
+func (s *Store) deleteLocked(id string) error {
+	path := s.RecordPath(id)
+	if !s.idx.Active() {
+		return removeRecordFile(id, path)
+	}
+	rec, _, err := loadRecord(id, path)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		return nil
+	}
+	if err := removeRecordFile(id, path); err != nil {
+		return err
+	}
+	return s.idx.RemoveRecord(id, rec.Data)
+}
+
+func removeRecordFile(id, path string) error {
+	err := os.Remove(path)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return wrapError(nil, msgCouldNotDelete+id, err)
+}
+
+// PutMany writes rows in order under one lock hold and returns the records
+// (spec 8.2 row forms). A failing row returns its error; earlier rows stay
+// written.
+func (s *Store) PutMany(rows []phpjson.Value) ([]Record, error) {
+	out := make([]Record, 0, len(rows))
+	err := s.withWriteLock(func() error {
+		for _, row := range rows {
+			rec, err := s.putRowLocked(row)
+			if err != nil {
+				return err
+			}
+			out = append(out, rec)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PutStream writes the rows produced by next (ok=false ends) under one lock
+// hold and returns how many were written.
+func (s *Store) PutStream(next func() (row phpjson.Value, ok bool, err error)) (int, error) {
+	n := 0
+	err := s.withWriteLock(func() error {
+		for {
+			row, ok, err := next()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return nil
+			}
+			if _, err := s.putRowLocked(row); err != nil {
+				return err
+			}
+			n++
+		}
+	})
+	return n, err
+}
+
+// putRowLocked interprets one bulk row: a string "id" member is the id
+// (else generated); an array "data" member is the data, else the whole row
+// is (quirk: including its id member). A non-array row is empty data.
+func (s *Store) putRowLocked(row phpjson.Value) (Record, error) {
+	id, explicit, data := splitRow(row)
+	if explicit {
+		if err := validID(id); err != nil {
+			return Record{}, err
+		}
+	}
+	return s.putLocked(data, id, explicit)
+}
+
+func splitRow(row phpjson.Value) (id string, explicit bool, data *phpjson.Array) {
+	arr, ok := row.(*phpjson.Array)
+	if !ok {
+		return "", false, phpjson.NewArray(0)
+	}
+	if v, ok := arr.Lookup("id"); ok {
+		id, explicit = v.(string)
+	}
+	if v, ok := arr.Lookup("data"); ok {
+		if d, ok := v.(*phpjson.Array); ok {
+			return id, explicit, d
+		}
+	}
+	return id, explicit, arr
+}

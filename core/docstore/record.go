@@ -1,0 +1,153 @@
+package docstore
+
+import (
+	"errors"
+	"io/fs"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"storhfs/core/phpjson"
+	"storhfs/core/uuidv7"
+)
+
+// MaxRecordBytes bounds a record file this package reads or accepts. PHP has
+// no limit; anything larger is treated as unreadable rather than exhausting
+// memory.
+const MaxRecordBytes = 64 << 20
+
+// encodeRecord returns the canonical record bytes (spec 3.4):
+// {"id":"<id>","data":<J(data)>}\n, the id inserted unescaped (validated).
+func encodeRecord(id string, data *phpjson.Array) ([]byte, error) {
+	buf := make([]byte, 0, 64+len(id))
+	buf = append(buf, `{"id":"`...)
+	buf = append(buf, id...)
+	buf = append(buf, `","data":`...)
+	if data == nil {
+		data = phpjson.NewArray(0)
+	}
+	buf, err := appendJSON(buf, data)
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, '}', '\n'), nil
+}
+
+// parseRecord validates content as the record file of expectID, exactly as
+// PHP reads it (spec 3.5), and returns its data (an empty array when the
+// data member is missing or not an array). path is used in messages.
+func parseRecord(content []byte, expectID, path string) (*phpjson.Array, error) {
+	obj, err := decodeObject(content, path)
+	if err != nil {
+		return nil, err
+	}
+	idv, _ := obj.Lookup("id")
+	id, ok := idv.(string)
+	if !ok || !uuidv7.Valid(id) {
+		return nil, newError(ErrInvalidRecord, msgInvalidID)
+	}
+	if id != expectID {
+		return nil, newError(ErrIDMismatch, msgIDMismatch)
+	}
+	if d, ok := obj.Lookup("data"); ok {
+		if a, ok := d.(*phpjson.Array); ok {
+			return a, nil
+		}
+	}
+	return phpjson.NewArray(0), nil
+}
+
+// readBufPool holds read buffers for withRecordFile. A pooled buffer is
+// only lent to the callback; phpjson.Decode copies what it keeps.
+var readBufPool = sync.Pool{New: func() any { b := make([]byte, 8192); return &b }}
+
+// withRecordFile reads a whole record file with open/read/close and no
+// fstat (the hot path of cold gets and scans) and passes its bytes to fn,
+// which must not retain them. A missing file returns an error satisfying
+// errors.Is(err, fs.ErrNotExist). Files larger than MaxRecordBytes fail
+// with ErrInvalidRecord.
+func withRecordFile(path string, fn func(content []byte) error) error {
+	fd, err := openRetry(path)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	bp := readBufPool.Get().(*[]byte)
+	defer readBufPool.Put(bp)
+	buf := (*bp)[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= MaxRecordBytes {
+				return newError(ErrInvalidRecord, "storage file exceeds the record size limit: "+path)
+			}
+			grown := make([]byte, len(buf), 2*cap(buf))
+			copy(grown, buf)
+			buf = grown
+			if cap(buf) <= 1<<20 {
+				*bp = buf // keep moderately grown buffers
+			}
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			break
+		}
+		buf = buf[:len(buf)+n]
+	}
+	return fn(buf)
+}
+
+func openRetry(path string) (int, error) {
+	for {
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		return fd, nil
+	}
+}
+
+// loadRecord reads and validates the record file at path for id. A missing
+// file gives (nil, 0, nil). size is the file's length when it was read.
+func loadRecord(id, path string) (*Record, int, error) {
+	var data *phpjson.Array
+	size := 0
+	var parseErr error
+	err := withRecordFile(path, func(content []byte) error {
+		size = len(content)
+		data, parseErr = parseRecord(content, id, path)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, nil
+		}
+		var pe *phpError
+		if errors.As(err, &pe) {
+			return nil, 0, err
+		}
+		return nil, 0, wrapError(ErrInvalidRecord, msgCouldNotRead+path, err)
+	}
+	if parseErr != nil {
+		return nil, size, parseErr
+	}
+	return &Record{ID: id, Data: data}, size, nil
+}
+
+// Get returns the record id, nil when its file does not exist. It takes no
+// lock and looks only at the record's own bucket (spec 8.3).
+func (s *Store) Get(id string) (*Record, error) {
+	if err := validID(id); err != nil {
+		return nil, err
+	}
+	rec, _, err := loadRecord(id, s.RecordPath(id))
+	return rec, err
+}

@@ -1,0 +1,115 @@
+package fusefs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DocStoreBackend opens and manages DocStore collections; the real one
+// wraps storhfs/core/docstore.
+type DocStoreBackend interface {
+	// IsCollection reports whether dir is a DocStore collection.
+	IsCollection(dir string) bool
+	Open(root, collection string) (RecordStore, error)
+	Create(root, collection string) error
+	RemoveEmpty(root, collection string) error
+}
+
+// DirCatalog discovers collections in a storage root directory. It only
+// lists and stats directories; everything inside a collection is the
+// engine's business.
+//
+// A directory is a SegmentedLog when it holds manifest.jsonc plus
+// segments/ or partitions/, a Queue when it holds queue.log, a DocStore
+// collection when the backend says so (data/ or .storh/), and a namespace
+// when one of its subdirectories (up to namespaceDepth levels down) is a
+// collection. Hidden names (".storh", ".x") are never shown.
+type DirCatalog struct {
+	Root string
+	Docs DocStoreBackend
+}
+
+// namespaceDepth bounds how deep a namespace is searched for collections.
+const namespaceDepth = 4
+
+var _ Catalog = (*DirCatalog)(nil)
+
+func (c *DirCatalog) abs(rel string) string {
+	if rel == "" {
+		return c.Root
+	}
+	return filepath.Join(c.Root, filepath.FromSlash(rel))
+}
+
+func (c *DirCatalog) Kind(rel string) Kind {
+	for _, part := range strings.Split(rel, "/") {
+		if rel != "" && isHidden(part) {
+			return KindNone
+		}
+	}
+	return c.kindOf(c.abs(rel), namespaceDepth)
+}
+
+func (c *DirCatalog) kindOf(dir string, depth int) Kind {
+	if !isDir(dir) {
+		return KindNone
+	}
+	switch {
+	case isFile(filepath.Join(dir, "queue.log")):
+		return KindQueue
+	case isFile(filepath.Join(dir, "manifest.jsonc")) &&
+		(isDir(filepath.Join(dir, "segments")) || isDir(filepath.Join(dir, "partitions"))):
+		return KindLog
+	case c.Docs.IsCollection(dir):
+		return KindDocStore
+	}
+	if depth == 0 {
+		return KindNone
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return KindNone
+	}
+	for _, e := range entries {
+		if e.IsDir() && !isHidden(e.Name()) && c.kindOf(filepath.Join(dir, e.Name()), depth-1) != KindNone {
+			return KindNamespace
+		}
+	}
+	return KindNone
+}
+
+func (c *DirCatalog) List(rel string) ([]DirEntry, error) {
+	entries, err := os.ReadDir(c.abs(rel))
+	if err != nil {
+		return nil, err
+	}
+	var out []DirEntry
+	for _, e := range entries {
+		if !e.IsDir() || isHidden(e.Name()) {
+			continue
+		}
+		if k := c.kindOf(filepath.Join(c.abs(rel), e.Name()), namespaceDepth-1); k != KindNone {
+			out = append(out, DirEntry{Name: e.Name(), Kind: k})
+		}
+	}
+	return out, nil
+}
+
+func (c *DirCatalog) Stat(rel string) (os.FileInfo, error) { return os.Stat(c.abs(rel)) }
+
+func (c *DirCatalog) OpenDocStore(rel string) (RecordStore, error) { return c.Docs.Open(c.Root, rel) }
+
+func (c *DirCatalog) CreateDocStore(rel string) error { return c.Docs.Create(c.Root, rel) }
+
+func (c *DirCatalog) RemoveDocStore(rel string) error { return c.Docs.RemoveEmpty(c.Root, rel) }
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}

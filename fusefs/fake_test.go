@@ -1,0 +1,110 @@
+package fusefs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeStore is an in-memory RecordStore whose files live in a temp dir (so
+// OpenRecord/StatRecord return real *os.File / FileInfo). PutRaw accepts
+// content containing `"id":"<id>"` and rejects everything else.
+type fakeStore struct {
+	t   *testing.T
+	dir string
+
+	mu   sync.Mutex
+	puts int
+}
+
+var _ RecordStore = (*fakeStore)(nil)
+
+var errFakeInvalid = errors.New("JSONC document must decode to an object.")
+
+func newFakeStore(t *testing.T, ids ...string) *fakeStore {
+	s := &fakeStore{t: t, dir: t.TempDir()}
+	for _, id := range ids {
+		if err := s.PutRaw(id, []byte(fmt.Sprintf(`{"id":"%s"}`, id))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+func (s *fakeStore) path(id string) string { return filepath.Join(s.dir, id) }
+
+func (s *fakeStore) WalkIDs(after string, fn func(string) error) error {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.Name() > after {
+			ids = append(ids, e.Name())
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if err := fn(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *fakeStore) StatRecord(id string) (os.FileInfo, error) { return os.Stat(s.path(id)) }
+func (s *fakeStore) OpenRecord(id string) (*os.File, error)    { return os.Open(s.path(id)) }
+
+func (s *fakeStore) PutRaw(id string, content []byte) error {
+	if !bytes.Contains(content, []byte(`"id":"`+id+`"`)) {
+		return fmt.Errorf("%s: %w", id, errFakeInvalid)
+	}
+	s.mu.Lock()
+	s.puts++
+	s.mu.Unlock()
+	return os.WriteFile(s.path(id), content, 0o644)
+}
+
+func (s *fakeStore) Delete(id string) error { return os.Remove(s.path(id)) }
+
+func (s *fakeStore) SetRecordTimes(id string, atime, mtime time.Time) error {
+	return os.Chtimes(s.path(id), atime, mtime)
+}
+
+func (s *fakeStore) Close() error { return nil }
+
+func (s *fakeStore) content(id string) string {
+	b, err := os.ReadFile(s.path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "<missing>"
+	}
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// fakeCatalog serves one collection "c" backed by store.
+type fakeCatalog struct{ store RecordStore }
+
+func (f fakeCatalog) Kind(rel string) Kind                     { return KindDocStore }
+func (f fakeCatalog) List(rel string) ([]DirEntry, error)      { return nil, nil }
+func (f fakeCatalog) Stat(rel string) (os.FileInfo, error)     { return os.Stat(os.TempDir()) }
+func (f fakeCatalog) OpenDocStore(string) (RecordStore, error) { return f.store, nil }
+func (f fakeCatalog) CreateDocStore(rel string) error          { return nil }
+func (f fakeCatalog) RemoveDocStore(rel string) error          { return nil }
+
+func newTestCollection(s RecordStore) *collectionNode {
+	m := newMountState(fakeCatalog{store: s}, false, log.New(io.Discard, "", 0))
+	return &collectionNode{m: m, rel: "c"}
+}

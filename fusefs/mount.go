@@ -1,0 +1,124 @@
+package fusefs
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// Config describes one mount.
+type Config struct {
+	Catalog    Catalog
+	FsName     string // shown by df/mount; usually the storage root path
+	ReadOnly   bool   // every mutation fails with EROFS
+	AllowOther bool   // let other users in (with default_permissions)
+	Debug      bool   // log every FUSE request
+	Logger     *log.Logger
+}
+
+// Mounted is a live mount.
+type Mounted struct {
+	Mountpoint string
+	server     *fuse.Server
+	state      *mountState
+	directly   bool // mounted with mount(2) (root), not fusermount
+}
+
+// cacheTimeout is the kernel's entry, attribute and negative cache
+// lifetime: how long a change made outside the mount may stay unseen.
+const cacheTimeout = time.Second
+
+// Mount mounts the catalog's storage root at mountpoint and serves it in the
+// background. As root it calls mount(2) directly, otherwise fusermount3.
+func Mount(mountpoint string, cfg Config) (*Mounted, error) {
+	logger := cfg.Logger
+	if logger == nil {
+		logger = log.New(os.Stderr, "storhfs: ", log.LstdFlags)
+	}
+	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger)
+	timeout := cacheTimeout
+	direct := os.Geteuid() == 0
+	mo := fuse.MountOptions{
+		FsName:             cfg.FsName,
+		Name:               "storhfs",
+		AllowOther:         cfg.AllowOther,
+		Debug:              cfg.Debug,
+		Logger:             logger,
+		DirectMount:        direct,
+		DisableXAttrs:      true,
+		DisableReadDirPlus: true, // `ls` of a big collection: no per-entry lookup storm
+	}
+	if cfg.AllowOther {
+		mo.Options = append(mo.Options, "default_permissions")
+	}
+	if cfg.ReadOnly {
+		mo.Options = append(mo.Options, "ro")
+	}
+	opts := &fs.Options{
+		MountOptions:    mo,
+		EntryTimeout:    &timeout,
+		AttrTimeout:     &timeout,
+		NegativeTimeout: &timeout,
+		Logger:          logger,
+	}
+	server, err := fs.Mount(mountpoint, rootNode(state), opts)
+	if err != nil {
+		state.closeAll()
+		return nil, err
+	}
+	return &Mounted{Mountpoint: mountpoint, server: server, state: state, directly: direct}, nil
+}
+
+// rootNode is the storage root: normally a namespace; a collection when
+// ROOT itself is one.
+func rootNode(m *mountState) fs.InodeEmbedder {
+	switch m.catalog.Kind("") {
+	case KindDocStore:
+		return &collectionNode{m: m}
+	case KindLog, KindQueue:
+		return &placeholderNode{m: m}
+	}
+	return &dirNode{m: m}
+}
+
+// Wait blocks until the file system is unmounted (by Unmount or from outside).
+func (mt *Mounted) Wait() { mt.server.Wait() }
+
+// Unmount detaches the mount and closes the stores. When files are still
+// open (EBUSY) it falls back to a lazy unmount: the mount point is free at
+// once, and open descriptors fail once this process exits.
+func (mt *Mounted) Unmount() error {
+	defer mt.state.closeAll()
+	err := mt.server.Unmount()
+	if err == nil {
+		return nil
+	}
+	if lazyErr := mt.lazyUnmount(); lazyErr != nil {
+		return fmt.Errorf("unmount %s: %v; lazy unmount: %w", mt.Mountpoint, err, lazyErr)
+	}
+	return nil
+}
+
+func (mt *Mounted) lazyUnmount() error {
+	if mt.directly {
+		if err := syscall.Unmount(mt.Mountpoint, syscall.MNT_DETACH); err == nil {
+			return nil
+		}
+	}
+	for _, bin := range []string{"fusermount3", "fusermount"} {
+		if path, err := exec.LookPath(bin); err == nil {
+			out, err := exec.Command(path, "-u", "-z", mt.Mountpoint).CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("%s -u -z: %v: %s", bin, err, out)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("no fusermount3 for a lazy unmount")
+}

@@ -1,0 +1,66 @@
+package fusefs
+
+import "testing"
+
+func TestRecordID(t *testing.T) {
+	cases := []struct {
+		name string
+		id   string
+		ok   bool
+	}{
+		{"0190a1b2-c3d4-7e5f-8a6b-2d5dba6274da.jsonc", "0190a1b2-c3d4-7e5f-8a6b-2d5dba6274da", true},
+		{"0190A1B2-C3D4-7E5F-8A6B-2D5DBA6274DA.jsonc", "0190A1B2-C3D4-7E5F-8A6B-2D5DBA6274DA", true},
+		{"0190a1b2-c3d4-7e5f-8a6b-2d5dba6274da.json", "", false},
+		{"0190a1b2-c3d4-4e5f-8a6b-2d5dba6274da.jsonc", "", false}, // v4
+		{"0190a1b2-c3d4-7e5f-8a6b-2d5dba6274da.jsonc.jsonc", "", false},
+		{".jsonc", "", false},
+		{"", "", false},
+		{"x.jsonc", "", false},
+	}
+	for _, c := range cases {
+		id, ok := recordID(c.name)
+		if id != c.id || ok != c.ok {
+			t.Errorf("recordID(%q) = %q, %v; want %q, %v", c.name, id, ok, c.id, c.ok)
+		}
+	}
+}
+
+func TestIsScratchName(t *testing.T) {
+	rec := "0190a1b2-c3d4-7e5f-8a6b-2d5dba6274da.jsonc"
+	yes := []string{
+		"4913", "5036", "." + rec + ".swp", "." + rec + ".swo", "." + rec + ".swx", rec + "~",
+		"sedAb12Cd", "." + rec + ".a1B2c3", "#" + rec + "#", ".#" + rec, "x.tmp", "tmp",
+		".tmp", "~",
+	}
+	no := []string{
+		"", ".", "..", rec, "notes.txt", "README", "sed", "sedabc", "." + rec, ".x.abc",
+		".x.abcdefg", "#x", "x#", "tmpfile", ".storh", "data", "a.swp",
+	}
+	for _, n := range yes {
+		if !isScratchName(n) {
+			t.Errorf("isScratchName(%q) = false, want true", n)
+		}
+	}
+	for _, n := range no {
+		if isScratchName(n) {
+			t.Errorf("isScratchName(%q) = true, want false", n)
+		}
+	}
+}
+
+func TestInodeNumbers(t *testing.T) {
+	id := "0190a1b2-c3d4-7e5f-8a6b-2d5dba6274da"
+	a, b := recordIno("pages", id), recordIno("pages", id)
+	if a != b {
+		t.Fatalf("recordIno not stable: %d != %d", a, b)
+	}
+	if a == recordIno("other", id) {
+		t.Errorf("same id in two collections shares an inode number")
+	}
+	if a < 2 || a&(scratchInoBase|dirInoBit) != 0 {
+		t.Errorf("record ino %x outside the record range", a)
+	}
+	if d := dirIno("pages"); d&dirInoBit == 0 || d&scratchInoBase != 0 {
+		t.Errorf("dir ino %x outside the directory range", d)
+	}
+}

@@ -1,0 +1,134 @@
+package fusefs
+
+import (
+	"context"
+	"errors"
+	iofs "io/fs"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// recordNode is one record file <id>.jsonc. It holds no state: attributes
+// come from the store (or an open write buffer), so any number of nodes for
+// the same id agree.
+type recordNode struct {
+	fs.Inode
+	c  *collectionNode
+	id string
+}
+
+var (
+	_ fs.NodeGetattrer = (*recordNode)(nil)
+	_ fs.NodeSetattrer = (*recordNode)(nil)
+	_ fs.NodeOpener    = (*recordNode)(nil)
+)
+
+func (r *recordNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	return r.c.recordAttrOut(r.id, out)
+}
+
+// Open: read-only opens read the stored file through the kernel page cache
+// (KEEP_CACHE; a changed size or mtime drops it). Opens for writing get a
+// private buffer committed on flush/fsync, with direct I/O so rejected
+// content never lands in the page cache.
+func (r *recordNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	return r.c.openRecord(r.id, flags)
+}
+
+func (c *collectionNode) openRecord(id string, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	s, errno := c.store()
+	if errno != 0 {
+		return nil, 0, errno
+	}
+	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
+		if c.m.readOnly {
+			return nil, 0, syscall.EROFS
+		}
+		h := c.openWriter(id, s, flags&syscall.O_TRUNC != 0)
+		if flags&syscall.O_TRUNC != 0 {
+			h.dirty = true
+		}
+		return h, fuse.FOPEN_DIRECT_IO, 0
+	}
+	f, err := s.OpenRecord(id)
+	if errors.Is(err, iofs.ErrNotExist) {
+		// A new record still being written: show the writer's buffer.
+		if h := c.dirtyWriter(id); h != nil {
+			return &bufferReadHandle{data: h.contents()}, fuse.FOPEN_DIRECT_IO, 0
+		}
+	}
+	if err != nil {
+		return nil, 0, errnoOf(err, syscall.EIO)
+	}
+	return &readHandle{f: f}, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// Setattr: truncation edits the open buffer (open with O_TRUNC arrives as
+// SETATTR size=0 on the handle) or, without a handle, commits the
+// truncated record; times are applied (after the commit when a buffer is
+// pending); mode and owner are accepted and ignored.
+func (r *recordNode) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	return r.c.setRecordAttr(r.id, f, in, out)
+}
+
+func (c *collectionNode) setRecordAttr(id string, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if c.m.readOnly {
+		return syscall.EROFS
+	}
+	s, errno := c.store()
+	if errno != 0 {
+		return errno
+	}
+	// The kernel sends the truncation of open(O_TRUNC) without a handle
+	// (ATTR_OPEN): it belongs to the open write buffers, never to the
+	// stored record.
+	var handles []*writeHandle
+	if h, ok := f.(*writeHandle); ok {
+		handles = []*writeHandle{h}
+	} else {
+		handles = c.openWriters(id)
+	}
+	if size, ok := in.GetSize(); ok {
+		if size > maxFileSize {
+			return syscall.EFBIG
+		}
+		for _, h := range handles {
+			if errno := h.truncate(int(size)); errno != 0 {
+				return errno
+			}
+		}
+		if len(handles) == 0 {
+			if errno := c.truncateStored(s, id, int(size)); errno != 0 {
+				return errno
+			}
+		}
+	}
+	if times, ok := timesOf(in); ok {
+		applied := false
+		for _, h := range handles {
+			applied = h.setTimes(times) || applied
+		}
+		if !applied {
+			if err := s.SetRecordTimes(id, times.atime, times.mtime); err != nil {
+				return errnoOf(err, syscall.EIO)
+			}
+		}
+	}
+	return c.recordAttrOut(id, out)
+}
+
+// truncateStored commits the stored record cut (or zero-extended) to size.
+func (c *collectionNode) truncateStored(s RecordStore, id string, size int) syscall.Errno {
+	content, errno := readAll(s, id)
+	if errno != 0 {
+		return errno
+	}
+	if len(content) == size {
+		return 0
+	}
+	resized := make([]byte, size)
+	copy(resized, content)
+	return c.put(s, id, resized, nil)
+}

@@ -1,0 +1,67 @@
+package fusefs
+
+import (
+	"os"
+	"time"
+)
+
+// RecordStore is what the mount needs of one DocStore collection. The real
+// implementation is *docstore.Store; fusefs never opens record files itself.
+//
+// Readers (WalkIDs, StatRecord, OpenRecord) take no lock. Mutations take the
+// collection write lock inside the store; the mount additionally serialises
+// its own mutations per collection (see collectionNode.commitMu).
+type RecordStore interface {
+	// WalkIDs calls fn for every record id in bytewise id order, skipping
+	// ids <= after ("" = from the start). A non-nil error from fn stops the
+	// walk and is returned.
+	WalkIDs(after string, fn func(id string) error) error
+	// StatRecord describes the stored record file; an error wrapping
+	// os.ErrNotExist when the record is missing.
+	StatRecord(id string) (os.FileInfo, error)
+	// OpenRecord opens the stored record file read-only.
+	OpenRecord(id string) (*os.File, error)
+	// PutRaw validates content as the record file for id and stores it
+	// verbatim with its index entries, or fails leaving everything as it was.
+	PutRaw(id string, content []byte) error
+	// Delete removes the record and its index entries.
+	Delete(id string) error
+	// SetRecordTimes sets the stored record file's atime and mtime.
+	SetRecordTimes(id string, atime, mtime time.Time) error
+	Close() error
+}
+
+// Kind is what a directory of the storage root holds (design.md, "The
+// mounted view").
+type Kind int
+
+const (
+	KindNone      Kind = iota // not shown
+	KindNamespace             // holds collections, is none
+	KindDocStore              // data/ or .storh/
+	KindLog                   // manifest.jsonc with segments/ or partitions/
+	KindQueue                 // queue.log
+)
+
+// DirEntry is one shown subdirectory of a namespace.
+type DirEntry struct {
+	Name string
+	Kind Kind
+}
+
+// Catalog resolves the storage root's directory structure. Paths are
+// relative to the storage root, "" being the root itself, "/"-separated.
+type Catalog interface {
+	// Kind classifies the directory rel (KindNone when missing or hidden).
+	Kind(rel string) Kind
+	// List returns the shown subdirectories of the namespace rel, sorted by name.
+	List(rel string) ([]DirEntry, error)
+	// Stat describes the real directory rel.
+	Stat(rel string) (os.FileInfo, error)
+	// OpenDocStore opens the collection rel for the life of the mount.
+	OpenDocStore(rel string) (RecordStore, error)
+	// CreateDocStore makes rel an empty DocStore collection.
+	CreateDocStore(rel string) error
+	// RemoveDocStore removes the collection rel if it holds no records.
+	RemoveDocStore(rel string) error
+}
