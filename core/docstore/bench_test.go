@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"storhfs/core/docindex"
 	"storhfs/core/phpjson"
 	"storhfs/core/uuidv7"
@@ -91,6 +93,7 @@ func fixture(b *testing.B, name string, defs []docindex.Definition) *benchFixtur
 		}
 		_ = s.Close()
 	}
+	unix.Sync() // finish writeback so it does not disturb the measurement
 	fixtures[name] = f
 	return f
 }

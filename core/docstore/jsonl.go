@@ -28,12 +28,13 @@ func (s *Store) ExportJSONL(path string) (int, error) {
 	}
 	w := bufio.NewWriterSize(f, exportChunk)
 	n := 0
-	err = s.scanFiles("", func(id, file string) error {
-		rec, _, err := loadRecord(id, file)
-		if err != nil || rec == nil {
-			return err
+	var line []byte
+	err = s.scanRecords("", nil, func(r *scanned) error {
+		if r.err != nil || r.rec == nil {
+			return r.err
 		}
-		line, err := encodeRecord(id, rec.Data)
+		var err error
+		line, err = appendRecord(line[:0], r.id, r.rec.Data)
 		if err != nil {
 			return err
 		}

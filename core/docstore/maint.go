@@ -35,17 +35,17 @@ func (s *Store) refreshIndexes() error { return s.idx.Reload() }
 
 func (s *Store) countStats() (statsCounts, error) {
 	var c statsCounts
-	err := s.scanFiles("", func(id, path string) error {
-		rec, size, err := loadRecord(id, path)
+	err := s.scanRecords("", nil, func(r *scanned) error {
+		size := r.size
 		switch {
-		case err != nil:
+		case r.err != nil:
 			c.corrupt++
 			if size == 0 {
-				if fi, serr := os.Stat(path); serr == nil {
+				if fi, serr := os.Stat(r.path); serr == nil {
 					size = int(fi.Size())
 				}
 			}
-		case rec != nil:
+		case r.rec != nil:
 			c.records++
 		}
 		c.bytes += int64(size)
@@ -120,15 +120,14 @@ func (s *Store) Compact() (*phpjson.Array, error) {
 // stops with the first unreadable one's error (reindex semantics).
 func (s *Store) recordSource() docindex.RecordSource {
 	return func(yield func(id string, data *phpjson.Array) error) error {
-		return s.scanFiles("", func(id, path string) error {
-			rec, _, err := loadRecord(id, path)
-			if err != nil {
-				return err
+		return s.scanRecords("", nil, func(r *scanned) error {
+			if r.err != nil {
+				return r.err
 			}
-			if rec == nil {
+			if r.rec == nil {
 				return nil
 			}
-			return yield(id, rec.Data)
+			return yield(r.id, r.rec.Data)
 		})
 	}
 }
@@ -166,9 +165,9 @@ func (s *Store) Repair() (*phpjson.Array, error) {
 	err := s.withWriteLock(func() error {
 		fsutil.SweepTemps(s.dir, time.UnixMilli(s.nowMs()))
 		var bad []string
-		err := s.scanFiles("", func(id, path string) error {
-			if _, _, err := loadRecord(id, path); err != nil {
-				bad = append(bad, path)
+		err := s.scanRecords("", nil, func(r *scanned) error {
+			if r.err != nil {
+				bad = append(bad, r.path)
 			}
 			return nil
 		})

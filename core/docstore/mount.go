@@ -64,7 +64,9 @@ func Create(root, collection string) error {
 
 // RemoveEmpty removes a collection that holds no record files: C/data with
 // only empty bucket directories, C/.storh (lock, markers, indexes) and C.
-// With records it fails with ErrNotEmpty and changes nothing.
+// With records it fails with ErrNotEmpty and changes nothing; other files
+// in data/ (a live writer's temp file) also give ErrNotEmpty, after empty
+// bucket directories may already have been removed.
 func RemoveEmpty(root, collection string) error {
 	dir := CollectionDir(root, collection)
 	if _, err := os.Stat(dir); err != nil {

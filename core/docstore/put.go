@@ -3,7 +3,8 @@ package docstore
 import (
 	"errors"
 	"io/fs"
-	"os"
+
+	"golang.org/x/sys/unix"
 
 	"storhfs/core/phpjson"
 )
@@ -172,8 +173,10 @@ func (s *Store) deleteLocked(id string) error {
 	return s.idx.RemoveRecord(id, rec.Data)
 }
 
+// removeRecordFile unlinks a record file (plain unlink, no directory fsync,
+// spec 4.4); a missing file is fine.
 func removeRecordFile(id, path string) error {
-	err := os.Remove(path)
+	err := unix.Unlink(path)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

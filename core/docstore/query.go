@@ -73,3 +73,9 @@ func (q querySource) CountAll() (int, error) {
 	err := q.s.WalkIDs("", func(string) error { n++; return nil })
 	return n, err
 }
+
+// EqualityCount is the stored count of the equality entry of (field, v)
+// (docindex.EqualityCount), for an index-trusting count() fast path.
+func (q querySource) EqualityCount(field string, v phpjson.Value) (int64, bool, error) {
+	return q.s.idx.EqualityCount(field, v)
+}

@@ -19,18 +19,22 @@ const MaxRecordBytes = 64 << 20
 // encodeRecord returns the canonical record bytes (spec 3.4):
 // {"id":"<id>","data":<J(data)>}\n, the id inserted unescaped (validated).
 func encodeRecord(id string, data *phpjson.Array) ([]byte, error) {
-	buf := make([]byte, 0, 64+len(id))
+	return appendRecord(make([]byte, 0, 64+len(id)), id, data)
+}
+
+// appendRecord appends the canonical record bytes to buf.
+func appendRecord(buf []byte, id string, data *phpjson.Array) ([]byte, error) {
 	buf = append(buf, `{"id":"`...)
 	buf = append(buf, id...)
 	buf = append(buf, `","data":`...)
 	if data == nil {
 		data = phpjson.NewArray(0)
 	}
-	buf, err := appendJSON(buf, data)
+	out, err := appendJSON(buf, data)
 	if err != nil {
 		return nil, err
 	}
-	return append(buf, '}', '\n'), nil
+	return append(out, '}', '\n'), nil
 }
 
 // parseRecord validates content as the record file of expectID, exactly as
@@ -66,7 +70,12 @@ var readBufPool = sync.Pool{New: func() any { b := make([]byte, 8192); return &b
 // which must not retain them. A missing file returns an error satisfying
 // errors.Is(err, fs.ErrNotExist). Files larger than MaxRecordBytes fail
 // with ErrInvalidRecord.
-func withRecordFile(path string, fn func(content []byte) error) error {
+//
+// With trustShort, a read that does not fill the buffer is taken as the
+// end of the file (true of regular files on local file systems) and the
+// final zero-length read is skipped; callers re-read without it when the
+// content does not parse, so a short read elsewhere costs only time.
+func withRecordFile(path string, trustShort bool, fn func(content []byte) error) error {
 	fd, err := openRetry(path)
 	if err != nil {
 		return err
@@ -98,6 +107,9 @@ func withRecordFile(path string, fn func(content []byte) error) error {
 			break
 		}
 		buf = buf[:len(buf)+n]
+		if trustShort && len(buf) < cap(buf) {
+			break
+		}
 	}
 	return fn(buf)
 }
@@ -121,11 +133,15 @@ func loadRecord(id, path string) (*Record, int, error) {
 	var data *phpjson.Array
 	size := 0
 	var parseErr error
-	err := withRecordFile(path, func(content []byte) error {
+	parse := func(content []byte) error {
 		size = len(content)
 		data, parseErr = parseRecord(content, id, path)
 		return nil
-	})
+	}
+	err := withRecordFile(path, true, parse)
+	if err == nil && parseErr != nil {
+		err = withRecordFile(path, false, parse)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, nil

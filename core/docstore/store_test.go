@@ -460,3 +460,40 @@ func TestReadOnlyStore(t *testing.T) {
 		t.Fatal("read-only open created the collection")
 	}
 }
+
+// The mount can fix a corrupt record by rewriting it, even with indexes
+// active (PHP's put would refuse: it reads the old record first).
+func TestPutRawReplacesCorruptRecord(t *testing.T) {
+	root := t.TempDir()
+	s := openStore(t, root)
+	if err := s.SyncIndexes([]docindex.Definition{{Field: "kind"}}, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(obj("kind", "page"), id1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.RecordPath(id1), []byte("{ broken"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(obj("kind", "post"), id1); err == nil || err.Error() != msgNotObject {
+		t.Fatalf("Put over corrupt: %v", err)
+	}
+	if err := s.PutRaw(id1, []byte(`{"id":"`+id1+`","data":{"kind":"post"}}`)); err != nil {
+		t.Fatalf("PutRaw over corrupt: %v", err)
+	}
+	ids, _, err := s.idx.EqualityIDs("kind", "post")
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("index: %v %v", ids, err)
+	}
+}
+
+func TestJSONCInlineCommentJoinsDigits(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	if err := s.PutRaw(id1, []byte(`{"id":"`+id1+`","data":{"n":1/**/2,"l":[,]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Get(id1)
+	if err != nil || mustJSON(t, r.Data) != `{"n":12,"l":[]}` {
+		t.Fatalf("get: %v %v", r, err)
+	}
+}

@@ -146,29 +146,25 @@ func (s *Store) Stream(q RecordQuery, fn func(Record) error) error {
 	if q.UntilMs != nil {
 		until = uuidv7.MaxForTimestampMs(*q.UntilMs)
 	}
-	n := 0
-	err := s.scanFiles(lo, func(id, path string) error {
-		if from != "" && id < from {
-			return nil
-		}
+	keep := func(id string) (ok, stop bool) {
 		if until != "" && id > until {
-			return shard.ErrStop
+			return false, true
 		}
-		rec, _, err := loadRecord(id, path)
-		if err == nil && rec == nil {
-			return nil // vanished between listing and reading
-		}
-		if err != nil {
+		return from == "" || id >= from, false
+	}
+	n := 0
+	err := s.scanRecords(lo, keep, func(r *scanned) error {
+		if r.err != nil {
 			if q.OnError == nil {
-				return err
+				return r.err
 			}
-			q.OnError(id, err)
+			q.OnError(r.id, r.err)
 			return nil
 		}
-		if !q.matches(rec.Data) {
-			return nil
+		if r.rec == nil || !q.matches(r.rec.Data) {
+			return nil // vanished between listing and reading, or filtered
 		}
-		if err := fn(*rec); err != nil {
+		if err := fn(*r.rec); err != nil {
 			return err
 		}
 		n++
