@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -58,25 +59,31 @@ func BenchmarkEnqueue(b *testing.B) {
 	q, _ := benchQueue(b, benchJobs)
 	payload := obj("task", "render", "page", int64(1))
 	q.syncWait = 0
+	runtime.GC()
 	b.ResetTimer()
+	cpu := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if _, err := q.Enqueue(payload, ""); err != nil {
 			b.Fatal(err)
 		}
 	}
 	reportSplit(b, b.Elapsed(), q.syncWait, b.N)
+	reportCPU(b, cpuTime()-cpu, b.N)
 }
 
 func BenchmarkClaim(b *testing.B) {
 	q, _ := benchQueue(b, max(benchJobs, b.N))
 	q.syncWait = 0
+	runtime.GC()
 	b.ResetTimer()
+	cpu := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if rec, err := q.Claim(); err != nil || rec == nil {
 			b.Fatal(rec, err)
 		}
 	}
 	reportSplit(b, b.Elapsed(), q.syncWait, b.N)
+	reportCPU(b, cpuTime()-cpu, b.N)
 }
 
 func BenchmarkComplete(b *testing.B) {
@@ -86,13 +93,16 @@ func BenchmarkComplete(b *testing.B) {
 		b.Fatal(err)
 	}
 	q.syncWait = 0
+	runtime.GC()
 	b.ResetTimer()
+	cpu := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if err := q.Complete(recs[i].ID, true); err != nil {
 			b.Fatal(err)
 		}
 	}
 	reportSplit(b, b.Elapsed(), q.syncWait, b.N)
+	reportCPU(b, cpuTime()-cpu, b.N)
 }
 
 func BenchmarkEnqueueMany20k(b *testing.B) {
@@ -104,6 +114,7 @@ func BenchmarkEnqueueMany20k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		runtime.GC()
 		b.StartTimer()
 		start, cpuStart := time.Now(), cpuTime()
 		if _, err := q.EnqueueMany(jobs); err != nil {
@@ -126,6 +137,7 @@ func BenchmarkClaimMany20k(b *testing.B) {
 		b.StopTimer()
 		q, _ := benchQueue(b, benchJobs)
 		q.syncWait = 0
+		runtime.GC()
 		b.StartTimer()
 		start, cpuStart := time.Now(), cpuTime()
 		if recs, err := q.ClaimMany(benchJobs); err != nil || len(recs) != benchJobs {
@@ -148,6 +160,7 @@ func BenchmarkCompleteMany20k(b *testing.B) {
 			b.Fatal(err)
 		}
 		q.syncWait = 0
+		runtime.GC()
 		b.StartTimer()
 		start, cpuStart := time.Now(), cpuTime()
 		if n, err := q.CompleteMany(ids, true); err != nil || n != benchJobs {
@@ -167,7 +180,9 @@ func BenchmarkOpen20k(b *testing.B) {
 	q, ids := benchQueue(b, benchJobs)
 	q.ClaimMany(benchJobs)
 	q.CompleteMany(ids, true)
+	runtime.GC()
 	b.ResetTimer()
+	cpu := cpuTime()
 	for i := 0; i < b.N; i++ {
 		q2, err := OpenDir(q.Path(), Options{})
 		if err != nil {
@@ -176,4 +191,5 @@ func BenchmarkOpen20k(b *testing.B) {
 		q2.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N*3*benchJobs), "us/event")
+	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/1e3/float64(b.N*3*benchJobs), "cpu-us/event")
 }

@@ -3,6 +3,8 @@ package queue
 import (
 	"errors"
 	"fmt"
+
+	"storhfs/core/guard"
 )
 
 // PHP's exception texts (spec queue.md A2.1, A7). Error() of these is exactly
@@ -48,11 +50,11 @@ func withCause(sentinel, cause error) error {
 }
 
 // guardError maps a guard fault to the queue's PHP message.
-func guardError(f GuardFault) error {
+func guardError(f guard.Fault) error {
 	switch f {
-	case GuardTorn:
+	case guard.Torn:
 		return ErrTornLine
-	case GuardMalformed:
+	case guard.Malformed:
 		return ErrMalformedLine
 	default:
 		return ErrCorruptLine

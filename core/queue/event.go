@@ -1,6 +1,9 @@
 package queue
 
 import (
+	"strconv"
+
+	"storhfs/core/guard"
 	"storhfs/core/phpjson"
 	"storhfs/core/uuidv7"
 )
@@ -155,17 +158,11 @@ func appendEventJSON(dst []byte, op Op, id string, done bool, payloadJSON []byte
 	return append(dst, '}')
 }
 
-func appendInt(dst []byte, v int64) []byte {
-	if v < 0 {
-		dst = append(dst, '-')
-		return appendUint(dst, uint64(-v))
-	}
-	return appendUint(dst, uint64(v))
-}
+func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }
 
 // appendEventLine appends the guarded line of one event; scratch is reused
 // for the JSON part and returned for the next call.
 func appendEventLine(dst, scratch []byte, op Op, id string, done bool, payloadJSON []byte, ts int64) (line, scratchOut []byte) {
 	scratch = appendEventJSON(scratch[:0], op, id, done, payloadJSON, ts)
-	return AppendGuarded(dst, scratch), scratch
+	return guard.Append(dst, scratch), scratch
 }

@@ -114,6 +114,9 @@ func (q *Queue) EnqueueMany(jobs []Job) ([]string, error) {
 		ids[i] = id
 		stored[i] = NormalizePayload(payloadOrEmpty(j.Payload))
 		lines, scratch = appendEventLine(lines, scratch, OpEnqueue, id, false, payloadJSON, ts)
+		if i == 0 {
+			lines = reserveLines(lines, len(jobs))
+		}
 	}
 	if len(jobs) == 0 {
 		return ids, nil
@@ -159,9 +162,12 @@ func (q *Queue) claim(limit int) ([]Record, error) {
 		recs = make([]Record, 0, n)
 		q.buf = q.buf[:0]
 		for len(recs) < n {
-			j := q.st.claim(q.st.pending.head.id, now)
+			j := q.st.claimJob(q.st.pending.head, now)
 			recs = append(recs, Record{ID: j.id, Payload: payloadOrEmpty(j.payload.val)})
 			q.buf, q.scratch = appendEventLine(q.buf, q.scratch, OpClaim, j.id, false, nil, now)
+			if len(recs) == 1 {
+				q.buf = reserveLines(q.buf, n)
+			}
 		}
 		return q.writeAndCommit()
 	})
@@ -196,8 +202,11 @@ func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
 			if j == nil || j.state != stateProcessing {
 				continue // not processing, or a duplicate already completed
 			}
-			q.st.complete(id, keepDone, now)
+			q.st.completeJob(j, keepDone, now)
 			q.buf, q.scratch = appendEventLine(q.buf, q.scratch, OpComplete, id, keepDone, nil, now)
+			if completed == 0 {
+				q.buf = reserveLines(q.buf, len(ids))
+			}
 			completed++
 		}
 		return q.writeAndCommit()
@@ -279,4 +288,16 @@ func (q *Queue) writeAndCommitBuf(lines []byte) error {
 		return err
 	}
 	return q.commit()
+}
+
+// reserveLines grows buf, which holds one line so far, to fit n lines of
+// about that size, so that a batch is encoded without repeated regrowth.
+func reserveLines(buf []byte, n int) []byte {
+	want := len(buf)*n + len(buf)*n/8
+	if cap(buf) >= want {
+		return buf
+	}
+	grown := make([]byte, len(buf), want)
+	copy(grown, buf)
+	return grown
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"storhfs/core/guard"
 	"storhfs/core/phpjson"
 )
 
@@ -264,8 +265,8 @@ func (it *viewIter) nextEvent() ([]byte, error) {
 		return nil, err
 	}
 	it.fileOff = start + int64(len(line))
-	json, fault := ParseGuarded(line)
-	if fault != GuardOK {
+	json, fault := guard.Queue().Parse(line)
+	if fault != guard.OK {
 		return nil, fmt.Errorf("queue.log changed under the snapshot at offset %d: %w", start, guardError(fault))
 	}
 	it.line = append(append(it.line[:0], json...), '\n')

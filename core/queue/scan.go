@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"storhfs/core/guard"
 )
 
 // MaxLineBytes bounds one queue.log line in memory. PHP has no such limit, so
@@ -101,8 +103,8 @@ func replay(f io.ReaderAt, off, limit int64, firstLine int, s *state, now int64,
 
 // decodeLine checks the guard and decodes the event of one raw line.
 func decodeLine(line []byte) (json []byte, ev Event, err error) {
-	json, fault := ParseGuarded(line)
-	if fault != GuardOK {
+	json, fault := guard.Queue().Parse(line)
+	if fault != guard.OK {
 		return nil, Event{}, guardError(fault)
 	}
 	ev, err = DecodeEvent(json)

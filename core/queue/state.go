@@ -138,6 +138,11 @@ func (s *state) claim(id string, ts int64) *job {
 	if j == nil || j.state != statePending {
 		return nil
 	}
+	return s.claimJob(j, ts)
+}
+
+// claimJob moves the pending job j to processing.
+func (s *state) claimJob(j *job, ts int64) *job {
 	s.pending.remove(j)
 	j.state, j.at = stateProcessing, ts
 	s.processing.pushBack(j)
@@ -148,23 +153,27 @@ func (s *state) claim(id string, ts int64) *job {
 // done=true records (or re-times, in place) done[id] = ts, done=false
 // forgets the id.
 func (s *state) complete(id string, done bool, ts int64) {
-	j := s.jobs[id]
-	if !done {
-		if j != nil {
-			s.forget(j)
-		}
-		return
-	}
-	if j == nil {
+	if j := s.jobs[id]; j != nil {
+		s.completeJob(j, done, ts)
+	} else if done {
 		j = s.newJob(id)
-	} else if j.state == stateDone {
-		j.at = ts
-		return
-	} else {
-		s.detach(j)
+		j.state, j.at = stateDone, ts
+		s.done.pushBack(j)
 	}
-	j.payload, j.state, j.at = payloadRef{}, stateDone, ts
-	s.done.pushBack(j)
+}
+
+// completeJob is complete for a job the state holds.
+func (s *state) completeJob(j *job, done bool, ts int64) {
+	switch {
+	case !done:
+		s.forget(j)
+	case j.state == stateDone:
+		j.at = ts
+	default:
+		s.detach(j)
+		j.payload, j.state, j.at = payloadRef{}, stateDone, ts
+		s.done.pushBack(j)
+	}
 }
 
 // requeue: processing -> back of pending (payload kept); otherwise a no-op.

@@ -148,22 +148,40 @@ func (ap *appender) add(op opKind, id string, payload []byte) error {
 	ap.pending = append(ap.pending, pendingLine{id: id, op: op, off: off})
 	end := ap.base + int64(len(ap.buf))
 	if end >= ap.l.opts.MaxSegmentBytes {
-		if err := ap.flush(); err != nil {
-			return err
-		}
-		if err := ap.l.rollLocked(); err != nil {
-			return err
-		}
-		next, err := ap.l.beginAppend()
-		if err != nil {
-			return err
-		}
-		ap.a, ap.base = next.a, next.base
-		return nil
+		return ap.flushAndRoll()
 	}
 	if len(ap.buf) >= bulkFlushBytes {
 		return ap.flush()
 	}
+	return nil
+}
+
+// flushAndRoll flushes the full segment and seals it. The segment's fsync
+// runs while the roll writes the idx file and creates the next segment;
+// the manifest that seals the segment is written only after both, as with
+// sequential steps.
+func (ap *appender) flushAndRoll() error {
+	synced, err := ap.flushStart()
+	if err != nil {
+		return err
+	}
+	plan, planErr := ap.l.prepareRoll()
+	if err := synced(); err != nil {
+		return err
+	}
+	if planErr != nil {
+		return planErr
+	}
+	if plan != nil {
+		if err := ap.l.commitRoll(plan); err != nil {
+			return err
+		}
+	}
+	next, err := ap.l.beginAppend()
+	if err != nil {
+		return err
+	}
+	ap.a, ap.base = next.a, next.base
 	return nil
 }
 
@@ -193,30 +211,50 @@ func (ap *appender) addDelete(id string) error {
 // flush writes the buffered lines with one write, fsyncs, and applies them
 // to the state index and segment stats.
 func (ap *appender) flush() error {
+	synced, err := ap.flushStart()
+	if err != nil {
+		return err
+	}
+	return synced()
+}
+
+// flushStart writes the buffered lines with one write and starts their
+// fsync. The segment stats take the lines at once (a roll seals them while
+// the fsync runs); synced waits for the fsync and then applies the lines to
+// the state index. A failed fsync leaves the stats unknown (rescanned at
+// the next roll) and the state index without the lines.
+func (ap *appender) flushStart() (synced func() error, err error) {
 	a := ap.a
 	if len(ap.buf) > 0 {
 		if _, err := a.f.WriteAt(ap.buf, ap.base); err != nil {
-			return &SegmentOpenError{File: a.name, Err: err}
+			return nil, &SegmentOpenError{File: a.name, Err: err}
 		}
 	}
-	if err := syncFile(a.f); err != nil {
-		return err
-	}
+	done := make(chan error, 1)
+	go func() { done <- syncFile(a.f) }()
 	l := ap.l
-	for _, p := range ap.pending {
-		l.state.apply([]byte(p.id), p.op, a.seg, p.off)
-		if a.stats != nil {
+	if a.stats != nil {
+		for _, p := range ap.pending {
 			a.stats.add([]byte(p.id), p.off)
 		}
-	}
-	ap.base += int64(len(ap.buf))
-	if a.stats != nil {
-		a.stats.end = ap.base
+		a.stats.end = ap.base + int64(len(ap.buf))
 		l.stats[a.seg] = a.stats
 	}
+	pending := ap.pending
+	ap.base += int64(len(ap.buf))
 	ap.buf = ap.buf[:0]
-	ap.pending = ap.pending[:0]
-	return nil
+	return func() error {
+		if err := <-done; err != nil {
+			a.stats = nil
+			delete(l.stats, a.seg)
+			return err
+		}
+		for _, p := range pending {
+			l.state.apply([]byte(p.id), p.op, a.seg, p.off)
+		}
+		ap.pending = pending[:0]
+		return nil
+	}, nil
 }
 
 // syncFile makes appended bytes durable (file data and size).

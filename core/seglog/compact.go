@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"strconv"
+	"sync"
 
 	"storhfs/core/phpjson"
 	"storhfs/core/uuidv7"
@@ -32,7 +33,7 @@ func (l *Log) compactLocked() error {
 	if _, err := rand.Read(tok[:]); err != nil {
 		return err
 	}
-	cw := &compactWriter{l: l, token: hex.EncodeToString(tok[:])}
+	cw := &compactWriter{l: l, token: hex.EncodeToString(tok[:]), slots: make(chan struct{}, maxFinishing)}
 	defer cw.abort()
 	var removed []string
 	for _, e := range l.man.sealed {
@@ -75,7 +76,10 @@ func (l *Log) compactLocked() error {
 	return nil
 }
 
-// compactWriter produces the compaction outputs of one run.
+// compactWriter produces the compaction outputs of one run. A full output
+// is finished (fsync, close, idx file) in the background while the next one
+// is written; finish waits for all of them, so every output is durable
+// before the manifest that references them is written.
 type compactWriter struct {
 	l       *Log
 	token   string
@@ -84,7 +88,15 @@ type compactWriter struct {
 	outputs []*compactOutput
 	buf     []byte
 	payload []byte
+
+	finishing sync.WaitGroup
+	slots     chan struct{} // bounds the outputs finishing at once
+	errMu     sync.Mutex
+	finishErr error
 }
+
+// maxFinishing is how many outputs may be finishing in the background.
+const maxFinishing = 4
 
 type compactOutput struct {
 	name  string
@@ -116,7 +128,7 @@ func (cw *compactWriter) copySegment(file string, seg int32) ([]string, error) {
 		if !ok {
 			break
 		}
-		payload, err := parseFrame(stripFast(line))
+		payload, err := frameFast(line)
 		if err != nil {
 			return nil, err
 		}
@@ -227,36 +239,63 @@ func (o *compactOutput) flush() error {
 	return err
 }
 
-// finishCurrent flushes, fsyncs and closes the current output and writes
-// its idx file.
+// finishCurrent flushes the current output and hands it to a background
+// finisher.
 func (cw *compactWriter) finishCurrent() error {
 	o := cw.cur
 	cw.cur = nil
 	if err := o.flush(); err != nil {
 		return err
 	}
-	if err := o.f.Sync(); err != nil {
-		return err
-	}
-	if err := o.f.Close(); err != nil {
-		return err
-	}
-	o.f = nil
 	o.stats.end = o.pos
 	idxPath := cw.l.segDir + "/" + indexNameFor(o.name)
 	cw.l.sparse.invalidate(idxPath)
-	return writeSparse(idxPath, o.stats.sparse)
-}
-
-func (cw *compactWriter) finish() error {
-	if cw.cur != nil {
-		return cw.finishCurrent()
-	}
+	cw.slots <- struct{}{}
+	cw.finishing.Add(1)
+	go func() {
+		defer func() { <-cw.slots; cw.finishing.Done() }()
+		if err := o.finish(idxPath); err != nil {
+			cw.errMu.Lock()
+			if cw.finishErr == nil {
+				cw.finishErr = err
+			}
+			cw.errMu.Unlock()
+		}
+	}()
 	return nil
 }
 
-// abort closes an unfinished output (its files stay until the next open).
+// finish fsyncs and closes a flushed output and writes its idx file.
+func (o *compactOutput) finish(idxPath string) error {
+	f := o.f
+	o.f = nil
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return writeSparse(idxPath, o.stats.sparse)
+}
+
+// finish finishes the last output and waits until every output is durable.
+func (cw *compactWriter) finish() error {
+	var err error
+	if cw.cur != nil {
+		err = cw.finishCurrent()
+	}
+	cw.finishing.Wait()
+	if err != nil {
+		return err
+	}
+	return cw.finishErr
+}
+
+// abort waits for the background finishers and closes an unfinished
+// output (its files stay until the next open).
 func (cw *compactWriter) abort() {
+	cw.finishing.Wait()
 	if cw.cur != nil && cw.cur.f != nil {
 		cw.cur.f.Close()
 	}

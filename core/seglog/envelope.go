@@ -1,6 +1,8 @@
 package seglog
 
 import (
+	"unicode/utf8"
+
 	"storhfs/core/phpjson"
 )
 
@@ -33,6 +35,23 @@ func decodeEnvelope(payload []byte) (envelope, error) {
 	}
 	data, hasData := obj.Lookup("data")
 	return envelope{op: opOf(op), id: id, data: data, hasData: hasData}, nil
+}
+
+// decodeCanonicalPut is decodeEnvelope for a payload fastEnvelope
+// recognised as a put: only the data JSON is decoded (one level less deep
+// allowed, the envelope being the first). ok is false when the full decode
+// must decide: an id that is not a plain UTF-8 JSON string body, or data
+// that is not exactly one JSON value (e.g. `{},"data":1`, where the
+// envelope's last "data" key wins).
+func decodeCanonicalPut(id, data []byte) (envelope, bool) {
+	if !plainID(id) || !utf8.Valid(id) {
+		return envelope{}, false
+	}
+	v, err := phpjson.DecodeDepth(data, phpjson.DefaultDepth-1)
+	if err != nil {
+		return envelope{}, false
+	}
+	return envelope{op: opPut, id: string(id), data: v, hasData: true}, true
 }
 
 // recordData is what PHP makes of a line's data (spec 2.6): anything but an

@@ -22,12 +22,14 @@ func TestLineVectors(t *testing.T) {
 		if !strings.HasPrefix(got, tc.want) || !strings.HasSuffix(got, tc.in+"\n") {
 			t.Errorf("AppendLine(%q) = %q, want prefix %q", tc.in, got, tc.want)
 		}
-		if p, err := parseFrame(stripFast([]byte(got))); err != nil || string(p) != tc.in {
+		if p, err := frameFast([]byte(got)); err != nil || string(p) != tc.in {
 			t.Errorf("parseFrame(%q) = %q, %v", got, p, err)
 		}
 	}
 }
 
+// TestParseFrame: the fast validator's framing faults carry the
+// SegmentedLog texts (the rules themselves are tested in core/guard).
 func TestParseFrame(t *testing.T) {
 	good := string(AppendLine(nil, []byte(`{"op":"delete","id":"018bcfe5-6800-7000-8000-000000000002"}`)))
 	payload := good[strings.LastIndexByte(good[:20], '\t')+1 : len(good)-1]
@@ -54,20 +56,9 @@ func TestParseFrame(t *testing.T) {
 		{"empty", "", ErrMalformedLine},
 		{"newline only", "\n", ErrMalformedLine},
 	} {
-		_, err := parseFrame(stripFast([]byte(tc.line)))
-		if !errors.Is(err, tc.want) {
+		_, err := frameFast([]byte(tc.line))
+		if !errors.Is(err, tc.want) || (err != nil && err.Error() != tc.want.Error()) {
 			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
-		}
-	}
-}
-
-func TestPHPIntCast(t *testing.T) {
-	for in, want := range map[string]int64{
-		"101": 101, "0101": 101, "101abc": 101, "1e2": 100, "1.5": 1, " \t12": 12, "+7": 7,
-		"-3": -3, "": 0, "abc": 0, "0x1A": 0, ".5": 0, "1e": 1, "99999999999999999999": -1,
-	} {
-		if got := phpIntCast([]byte(in)); got != want {
-			t.Errorf("phpIntCast(%q) = %d, want %d", in, got, want)
 		}
 	}
 }
@@ -124,7 +115,7 @@ func FuzzLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		op, id, plen, err := validateFast(line)
 		if err == nil {
-			payload, perr := parseFrame(stripFast(line))
+			payload, perr := frameFast(line)
 			if perr != nil || len(payload) != plen {
 				t.Fatalf("validateFast accepted %q but parseFrame says %v", line, perr)
 			}
@@ -136,8 +127,17 @@ func FuzzLine(f *testing.F) {
 				t.Fatalf("re-framed line rejected: %q: %v", canon, err)
 			}
 		}
-		if payload, err := parseFrame(stripFull(line)); err == nil {
-			_, _ = decodeEnvelope(payload)
+		if payload, err := frameFull(line); err == nil {
+			full, ferr := decodeEnvelope(payload)
+			if op, idB, data, ok := fastEnvelope(payload); ok && op == opPut {
+				if env, ok := decodeCanonicalPut(idB, data); ok {
+					if ferr != nil || env.id != full.id || full.op != opPut || !strictEqual(env.data, full.data) {
+						t.Fatalf("canonical put decode of %q disagrees with the full decode (%v)", payload, ferr)
+					}
+				}
+			}
+		} else if err != ErrMalformedLine && err != ErrCorruptLine {
+			t.Fatalf("frameFull(%q) = %v", line, err)
 		}
 		sc := newLineScanner(bytes.NewReader(line), 0, -1, nil)
 		total := 0
@@ -152,4 +152,42 @@ func FuzzLine(f *testing.F) {
 			t.Fatalf("scanner returned %d of %d bytes", total, len(line))
 		}
 	})
+}
+
+// decodeCanonicalPut must agree with the full decode whenever it answers.
+func TestDecodeCanonicalPut(t *testing.T) {
+	id := "018bcfe5-6800-7000-8000-000000000001"
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	for _, tc := range []struct {
+		name, payload string
+		fast          bool
+	}{
+		{"object", `{"op":"put","id":"` + id + `","data":{"n":1,"s":"x\u00e9","f":1.0}}`, true},
+		{"list", `{"op":"put","id":"` + id + `","data":[1,2]}`, true},
+		{"scalar", `{"op":"put","id":"` + id + `","data":"str"}`, true},
+		{"spaced", `{"op":"put","id":"` + id + `","data": {"a" : 1} }`, true},
+		{"duplicate data", `{"op":"put","id":"` + id + `","data":{},"data":{"b":2}}`, false},
+		{"trailing id", `{"op":"put","id":"` + id + `","data":{},"id":"x"}`, false},
+		{"broken data", `{"op":"put","id":"` + id + `","data":{"a":}`, false},
+		{"escaped id", `{"op":"put","id":"018bcfe5-6800-7000-8000-00\u00300001","data":{}}`, false},
+		{"invalid utf8 id", "{\"op\":\"put\",\"id\":\"018bcfe5-6800-7000-8000-0000000000\xff\xfe\",\"data\":{}}", false},
+		{"depth 510 in data", `{"op":"put","id":"` + id + `","data":` + deep(510) + `}`, true},
+		{"depth 511 in data", `{"op":"put","id":"` + id + `","data":` + deep(511) + `}`, false},
+	} {
+		op, idB, data, ok := fastEnvelope([]byte(tc.payload))
+		if !ok || op != opPut {
+			t.Fatalf("%s: not a fast put", tc.name)
+		}
+		got, fast := decodeCanonicalPut(idB, data)
+		if fast != tc.fast {
+			t.Errorf("%s: fast = %v, want %v", tc.name, fast, tc.fast)
+		}
+		full, err := decodeEnvelope([]byte(tc.payload))
+		if !fast {
+			continue
+		}
+		if err != nil || full.id != got.id || full.op != got.op || !strictEqual(full.data, got.data) {
+			t.Errorf("%s: fast %+v, full %+v (%v)", tc.name, got, full, err)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 
+	"storhfs/core/guard"
 	"storhfs/core/uuidv7"
 )
 
@@ -38,7 +39,7 @@ func readRecordAt(f io.ReaderAt, off int64, id string) (*Record, error) {
 	if err != nil {
 		return nil, ErrReadRecord
 	}
-	payload, err := parseFrame(stripFull(line))
+	payload, err := frameFull(line)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func readLineAt(f io.ReaderAt, off int64) ([]byte, error) {
 	want := int64(0)
 	if t1 := bytes.IndexByte(buf, '\t'); t1 >= 0 {
 		if t2 := bytes.IndexByte(buf[t1+1:], '\t'); t2 >= 0 {
-			if d := phpIntCast(buf[:t1]); d > 0 && d <= MaxLineBytes {
+			if d := guard.PHPIntCast(buf[:t1]); d > 0 && d <= MaxLineBytes {
 				want = int64(t1+1+t2+1) + d + 2
 			}
 		}
@@ -182,22 +183,25 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 		if !ok {
 			break
 		}
-		payload, err := parseFrame(stripFull(line))
+		payload, err := frameFull(line)
+		var env envelope
+		decoded := false
 		if err == nil && !q.strict {
 			// A canonical line whose raw id needs no unescaping can be
 			// ruled out before decoding: tombstones, superseded lines and
-			// ids outside the query's bounds are never yielded.
-			if op, idB, _, ok := fastEnvelope(payload); ok && plainID(idB) {
+			// ids outside the query's bounds are never yielded. A put that
+			// is kept needs only its data decoded.
+			if op, idB, data, ok := fastEnvelope(payload); ok && plainID(idB) {
 				if ordered && q.hasUpper && string(idB) > q.upper {
 					break
 				}
 				if op != opPut || !l.state.isCurrent(idB, seg, off) || !q.matchID(string(idB)) {
 					continue
 				}
+				env, decoded = decodeCanonicalPut(idB, data)
 			}
 		}
-		var env envelope
-		if err == nil {
+		if err == nil && !decoded {
 			env, err = decodeEnvelope(payload)
 		}
 		if err != nil {

@@ -86,7 +86,7 @@ func (r *Reader) snapshotOnce() (*Snapshot, bool, error) {
 		segDir: r.dir + "/" + segmentsDirName,
 		man:    m,
 		segs:   newSegTable(),
-		state:  newStateIndex(),
+		state:  newStateIndexFor(m),
 		stats:  map[int32]*segStats{},
 		limits: map[int32]int64{},
 		sparse: newSparseCache(),
@@ -239,7 +239,7 @@ func (s *Snapshot) SegmentLines(file string) iter.Seq2[[]byte, error] {
 			if !ok {
 				break
 			}
-			payload, err := parseFrame(stripFast(line))
+			payload, err := frameFast(line)
 			if err != nil {
 				// Only possible if the file changed under the snapshot.
 				yield(nil, &LineError{File: file, Offset: off, Err: err})

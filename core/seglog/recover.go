@@ -42,7 +42,7 @@ func (l *Log) recoverLocked() error {
 	l.dropActive()
 	l.dropReaders()
 	segs := newSegTable()
-	state := newStateIndex()
+	state := newStateIndexFor(m)
 	stats := map[int32]*segStats{}
 	for _, e := range m.segments() {
 		seg := segs.id(e.file)

@@ -64,7 +64,7 @@ func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, inte
 		var plen int
 		if mode == replayVerify {
 			var env envelope
-			payload, perr := parseFrame(stripFull(line))
+			payload, perr := frameFull(line)
 			if perr == nil {
 				env, perr = decodeEnvelope(payload)
 			}
@@ -102,7 +102,7 @@ func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, inte
 // validateFast is PHP's open/recover validation of one raw line: framing,
 // then the envelope fast path, else the full decode.
 func validateFast(line []byte) (op opKind, id []byte, payloadLen int, err error) {
-	payload, err := parseFrame(stripFast(line))
+	payload, err := frameFast(line)
 	if err != nil {
 		return 0, nil, 0, err
 	}

@@ -3,6 +3,8 @@ package seglog
 import (
 	"bytes"
 	"io"
+
+	"storhfs/core/guard"
 )
 
 // MaxLineBytes bounds the memory one line may take while a segment is
@@ -138,7 +140,7 @@ func tooLong(acc []byte) bool {
 	if t2 < 0 {
 		return len(acc) > headerLimit
 	}
-	declared := phpIntCast(acc[:t1])
+	declared := guard.PHPIntCast(acc[:t1])
 	if declared < 0 {
 		return true
 	}

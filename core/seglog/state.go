@@ -30,6 +30,20 @@ func (s *stateIndex) newLocation(l location) *location {
 
 func newStateIndex() *stateIndex { return &stateIndex{ids: make(map[string]*location)} }
 
+// newStateIndexFor sizes the index for the lines a manifest lists (an
+// upper bound of its ids when the stats are current), sparing map growth
+// during replay.
+func newStateIndexFor(m *manifest) *stateIndex {
+	var lines int64
+	for _, e := range m.segments() {
+		if e.records > 0 {
+			lines += e.records
+		}
+	}
+	const maxHint = 1 << 20 // a hostile manifest must not force a huge allocation
+	return &stateIndex{ids: make(map[string]*location, min(lines, maxHint))}
+}
+
 // apply makes (seg, off) the latest location of id. Any op other than
 // delete makes the id live.
 func (s *stateIndex) apply(id []byte, op opKind, seg int32, off int64) {
