@@ -15,8 +15,9 @@ import (
 // The storh-compatible maintenance commands: `storhfs stats|verify|repair|
 // reindex|compact ROOT [COLLECTION] [doc|log|queue]`, with bin/storh's
 // defaults, JSON result shapes and exit codes (docs/cli.md lists every
-// difference). stats, verify and compact of doc and queue collections are
-// read-only; repair, reindex and compact of a log change files.
+// difference). stats and verify of every engine, and compact of doc and
+// queue collections, are read-only; repair, reindex and compact of a log
+// change files.
 
 // maintenanceCommands are the five storh-compatible maintenance commands.
 func maintenanceCommands() []*cli.Command {
@@ -242,10 +243,11 @@ Example:
 func runStats(t target) (*phpjson.Array, error) {
 	switch t.engine {
 	case engineLog:
-		return withLogResult(t, func(l *seglog.Log) (*phpjson.Array, error) {
-			st, err := l.Stats()
-			return st.Array(), err
-		})
+		snap, err := readLog(t)
+		if err != nil {
+			return nil, err
+		}
+		return snap.Stats().Array(), nil
 	case engineQueue:
 		snap, err := readQueue(t)
 		if err != nil || snap == nil {
@@ -260,10 +262,11 @@ func runStats(t target) (*phpjson.Array, error) {
 func runVerify(t target) (*phpjson.Array, error) {
 	switch t.engine {
 	case engineLog:
-		return withLogResult(t, func(l *seglog.Log) (*phpjson.Array, error) {
-			h, err := l.Verify()
-			return h.Array(), err
-		})
+		snap, err := readLog(t)
+		if err != nil {
+			return nil, err
+		}
+		return snap.Verify().Array(), nil
 	case engineQueue:
 		h := queue.Health{OK: true, Errors: []string{}}
 		snap, err := readQueue(t)
@@ -332,9 +335,20 @@ func emptyDocStats() *phpjson.Array {
 }
 
 // withDocStore opens the DocStore collection (creating it, as storh's
-// constructor does), runs fn and closes it.
+// constructor does, and sweeping dead writers' temp files), runs fn and
+// closes it.
 func withDocStore(t target, fn func(*docstore.Store) (*phpjson.Array, error)) (*phpjson.Array, error) {
-	s, err := docstore.Open(t.root, t.collection, docstore.Options{})
+	return withDocOpts(t, docstore.Options{}, fn)
+}
+
+// withDocReadOnly opens the DocStore collection read-only (no sweep,
+// nothing created, no marker, no lock), runs fn and closes it.
+func withDocReadOnly(t target, fn func(*docstore.Store) (*phpjson.Array, error)) (*phpjson.Array, error) {
+	return withDocOpts(t, docstore.Options{ReadOnly: true}, fn)
+}
+
+func withDocOpts(t target, opts docstore.Options, fn func(*docstore.Store) (*phpjson.Array, error)) (*phpjson.Array, error) {
+	s, err := docstore.Open(t.root, t.collection, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -345,15 +359,15 @@ func withDocStore(t target, fn func(*docstore.Store) (*phpjson.Array, error)) (*
 	return result, err
 }
 
-// withDocReader is withDocStore for the read-only commands: a directory
-// that is no DocStore collection (missing, or without data/ and .storh/)
-// has no records and no indexes, so it gives empty, the result PHP prints
-// after creating the collection, without creating anything.
+// withDocReader runs fn on a read-only open of the collection (no sweep,
+// nothing created). A directory that is no DocStore collection (missing,
+// or without data/ and .storh/) has no records and no indexes, so it gives
+// empty, the result PHP prints after creating the collection.
 func withDocReader(t target, empty *phpjson.Array, fn func(*docstore.Store) (*phpjson.Array, error)) (*phpjson.Array, error) {
 	if !docstore.IsCollection(docstore.CollectionDir(t.root, t.collection)) {
 		return empty, nil
 	}
-	return withDocStore(t, fn)
+	return withDocReadOnly(t, fn)
 }
 
 // withLog opens the log collection like storh's constructor (creating it,
@@ -370,15 +384,12 @@ func withLog(t target, fn func(*seglog.Log) (*phpjson.Array, error)) (*phpjson.A
 	return result, err
 }
 
-// withLogResult runs fn on a read-only view of the log (logview.go).
-func withLogResult(t target, fn func(*seglog.Log) (*phpjson.Array, error)) (*phpjson.Array, error) {
-	var result *phpjson.Array
-	err := withLogView(t.root, t.collection, func(l *seglog.Log) error {
-		var err error
-		result, err = fn(l)
-		return err
-	})
-	return result, err
+// readLog replays the log collection read-only (no lock, marker,
+// truncation or manifest rewrite): the state a PHP open would build, over
+// the files as they are (seglog.Snapshot.Stats and Verify). A missing
+// collection or manifest reads as the empty log PHP's open would create.
+func readLog(t target) (*seglog.Snapshot, error) {
+	return seglog.NewReader(seglog.CollectionDir(t.root, t.collection, seglog.PartitionNone, 0)).SnapshotAsOpened()
 }
 
 // readQueue replays the queue's log read-only (no lock, no truncation).

@@ -33,7 +33,8 @@ func (e *codedError) Error() string { return e.msg }
 
 func usageErr(c *cli.Context, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	return &codedError{code: exitUsage, msg: fmt.Sprintf("%s (usage: storhfs %s %s)", msg, c.Command.Name, c.Command.ArgsUsage)}
+	usage := strings.TrimSpace("storhfs " + c.Command.Name + " " + c.Command.ArgsUsage)
+	return &codedError{code: exitUsage, msg: fmt.Sprintf("%s (usage: %s)", msg, usage)}
 }
 
 // exitAction wraps a command body: an error is printed as one line on
@@ -131,5 +132,15 @@ func inCollection(err error, dir string) error {
 	if err == nil || strings.Contains(err.Error(), "/") {
 		return err
 	}
-	return &renamedError{msg: err.Error() + " (" + dir + ")", err: err}
+	return &contextError{msg: err.Error() + " (" + dir + ")", err: err}
 }
+
+// contextError is an error with a reworded message; the chain is kept for
+// errors.Is and errors.As.
+type contextError struct {
+	msg string
+	err error
+}
+
+func (e *contextError) Error() string { return e.msg }
+func (e *contextError) Unwrap() error { return e.err }

@@ -44,7 +44,7 @@ Example:
 			if !docstore.IsCollection(dir) {
 				return fmt.Errorf("Record not found: %s (no collection %s)", id, dir)
 			}
-			_, err := withDocStore(target{root: root, collection: collection}, func(s *docstore.Store) (*phpjson.Array, error) {
+			_, err := withDocReadOnly(target{root: root, collection: collection}, func(s *docstore.Store) (*phpjson.Array, error) {
 				return nil, printRecord(c.App.Writer, s, id, c.Bool("data"))
 			})
 			return err

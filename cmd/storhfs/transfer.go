@@ -45,7 +45,7 @@ Example:
 			}
 			var n int
 			err = withProgress("export "+collection, fileSize(file), func() error {
-				_, err := withDocStore(target{root: root, collection: collection}, func(s *docstore.Store) (*phpjson.Array, error) {
+				_, err := withDocReadOnly(target{root: root, collection: collection}, func(s *docstore.Store) (*phpjson.Array, error) {
 					var err error
 					n, err = s.ExportJSONL(file)
 					return nil, inCollection(err, s.Dir())

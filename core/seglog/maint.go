@@ -1,10 +1,6 @@
 package seglog
 
-import (
-	"os"
-
-	"storhfs/core/phpjson"
-)
+import "storhfs/core/phpjson"
 
 // Stats is stats() (spec 4.5).
 type Stats struct {
@@ -56,13 +52,12 @@ func (l *Log) statsLocked() (Stats, error) {
 	if err := l.refreshManifest(); err != nil {
 		return Stats{}, err
 	}
-	s := Stats{Segments: l.man.entryCount(), Records: l.state.live, Deleted: l.state.deleted}
-	for _, e := range l.man.segments() {
-		if fi, err := os.Stat(l.segDir + "/" + e.file); err == nil {
-			s.Bytes += fi.Size()
-		}
-	}
-	return s, nil
+	return Stats{
+		Segments: l.man.entryCount(),
+		Records:  l.state.live,
+		Deleted:  l.state.deleted,
+		Bytes:    segmentBytes(l.segDir, l.man),
+	}, nil
 }
 
 // Verify is PHP's verify() (spec 5.3): no lock, nothing modified.
@@ -94,23 +89,7 @@ func (l *Log) Health() (Health, error) { return l.Verify() }
 
 // verifyReplay replays with full decode and compares with the state index.
 func (l *Log) verifyReplay() error {
-	fresh := newStateIndex()
-	for _, e := range l.man.segments() {
-		seg := l.segs.id(e.file)
-		if _, err := replaySegment(l.segDir+"/"+e.file, seg, replayVerify, fresh, 0, l.buf); err != nil {
-			return err
-		}
-	}
-	if len(fresh.ids) != len(l.state.ids) {
-		return ErrStateDrift
-	}
-	for id, a := range fresh.ids {
-		b, ok := l.state.ids[id]
-		if !ok || *a != *b {
-			return ErrStateDrift
-		}
-	}
-	return nil
+	return verifyReplay(l.segDir, l.man, l.segs, l.state, l.buf)
 }
 
 // Repair is PHP's repair(): recover() then {"ok":true,"stats":...}.

@@ -81,6 +81,12 @@ func (r *Reader) snapshotOnce() (*Snapshot, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	return r.snapshotOf(m)
+}
+
+// snapshotOf replays the segments m lists; vanished reports a listed
+// compact-* file that is missing.
+func (r *Reader) snapshotOf(m *manifest) (*Snapshot, bool, error) {
 	s := &Snapshot{dir: r.dir}
 	s.v = view{
 		segDir: r.dir + "/" + segmentsDirName,

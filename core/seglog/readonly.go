@@ -1,0 +1,129 @@
+package seglog
+
+import "os"
+
+// Read-only stats() and verify(): what a PHP instance freshly opened on
+// the directory would return, computed without the open's side effects.
+//
+// A PHP open truncates every segment at its first invalid line (fast-path
+// validation) and then replays the rest; a Snapshot replays the same valid
+// prefixes without truncating, so its state index is the one that open
+// would build. stats() and verify() then look at the files as they are:
+// bytes counts the torn tails, and verify's full replay and stream meet
+// the invalid lines that the open would have cut. One corrupt line
+// therefore usually gives two errors (replay, then stream), as storh's
+// verify() on an instance that opened before the corruption.
+
+// SnapshotAsOpened is Snapshot for a directory as PHP's open would leave
+// it, without creating anything: a missing manifest.jsonc (or a missing
+// directory) reads as the initial manifest with the active segment
+// seg-000001.ndjson, which is replayed if it exists (PHP's open keeps its
+// content). Any other manifest read error is returned as is.
+func (r *Reader) SnapshotAsOpened() (*Snapshot, error) {
+	s, err := r.Snapshot()
+	if err == nil || !isNotExist(err) {
+		return s, err
+	}
+	if _, serr := os.Stat(r.dir + "/" + manifestName); !isNotExist(serr) {
+		return nil, err // the manifest exists: a segment or read error
+	}
+	s, _, err = r.snapshotOf(manifestFromDoc(initialManifestDoc()))
+	return s, err
+}
+
+// Stats is PHP's stats() for the snapshot (spec 4.5): manifest entries,
+// live and tombstoned ids of the snapshot's state index, and the current
+// size of every referenced segment file (torn tails included; missing
+// files count 0).
+func (s *Snapshot) Stats() Stats {
+	return Stats{
+		Segments: s.v.man.entryCount(),
+		Records:  s.v.state.live,
+		Deleted:  s.v.state.deleted,
+		Bytes:    segmentBytes(s.v.segDir, s.v.man),
+	}
+}
+
+// Verify is PHP's verify()/health() (spec 5.3) of an instance whose state
+// is the snapshot's: a full-decode replay of the files as they are now,
+// compared with the state index; a strict drain of the stream to EOF of
+// every segment; stats(). Nothing is locked, created or truncated. An
+// active segment file that is missing is read as the empty file PHP's open
+// would have created.
+func (s *Snapshot) Verify() Health {
+	h := Health{Errors: []string{}}
+	buf := make([]byte, scanBufSize)
+	if err := verifyReplay(s.v.segDir, s.v.man, s.v.segs, s.v.state, buf); err != nil {
+		h.Errors = append(h.Errors, err.Error())
+	}
+	v := s.v
+	v.man = withoutMissingActive(v.segDir, v.man)
+	v.limits = nil // the stream reads every segment to EOF, past the valid prefix
+	v.buf = buf
+	if err := v.streamLocked(&StreamQuery{strict: true}, func(Record) error { return nil }); err != nil {
+		h.Errors = append(h.Errors, err.Error())
+	}
+	h.Stats = s.Stats()
+	h.OK = len(h.Errors) == 0
+	return h
+}
+
+// Health is Verify.
+func (s *Snapshot) Health() Health { return s.Verify() }
+
+// segmentBytes is stats().bytes: the sizes of the files the manifest's
+// entries name (an entry listed twice counts twice, as in PHP).
+func segmentBytes(segDir string, m *manifest) int64 {
+	var n int64
+	for _, e := range m.segments() {
+		if fi, err := os.Stat(segDir + "/" + e.file); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// verifyReplay replays every listed segment with full decode (no
+// truncation) and compares the result with state: the first invalid line's
+// error, else ErrStateDrift when any id's location differs. segs must
+// already hold every listed file name (then it is only read).
+func verifyReplay(segDir string, m *manifest, segs *segTable, state *stateIndex, buf []byte) error {
+	fresh := newStateIndex()
+	for _, e := range m.segments() {
+		if _, err := replaySegment(segDir+"/"+e.file, segs.id(e.file), replayVerify, fresh, 0, buf); err != nil {
+			return err
+		}
+	}
+	if len(fresh.ids) != len(state.ids) {
+		return ErrStateDrift
+	}
+	for id, a := range fresh.ids {
+		b, ok := state.ids[id]
+		if !ok || *a != *b {
+			return ErrStateDrift
+		}
+	}
+	return nil
+}
+
+// withoutMissingActive is m without the entries naming the active file
+// (active.file, else seg-000001.ndjson) when that file does not exist:
+// PHP's open creates it empty, so streaming it yields nothing. m itself
+// is not modified.
+func withoutMissingActive(segDir string, m *manifest) *manifest {
+	name := m.activeFile()
+	if _, err := os.Stat(segDir + "/" + name); !isNotExist(err) {
+		return m
+	}
+	out := *m
+	out.sealed = nil
+	for _, e := range m.sealed {
+		if !e.hasFile || e.file != name {
+			out.sealed = append(out.sealed, e)
+		}
+	}
+	if m.active != nil && m.active.hasFile && m.active.file == name {
+		out.active = nil
+	}
+	return &out
+}
