@@ -21,7 +21,8 @@ type DocStoreBackend interface {
 // engine's business.
 //
 // A directory is a SegmentedLog when it holds manifest.jsonc plus
-// segments/ or partitions/, a Queue when it holds queue.log, a DocStore
+// segments/, or partitions/ (a partitioned log: each partitions/<p> is a
+// log of its own, spec segmentedlog.md 1.1), a Queue when it holds queue.log, a DocStore
 // collection when the backend says so (data/ or .storh/), and a namespace
 // when one of its subdirectories (up to namespaceDepth levels down) is a
 // collection. Hidden names (".storh", ".x") are never shown.
@@ -58,8 +59,8 @@ func (c *DirCatalog) kindOf(dir string, depth int) Kind {
 	switch {
 	case isFile(filepath.Join(dir, "queue.log")):
 		return KindQueue
-	case isFile(filepath.Join(dir, "manifest.jsonc")) &&
-		(isDir(filepath.Join(dir, "segments")) || isDir(filepath.Join(dir, "partitions"))):
+	case isFile(filepath.Join(dir, "manifest.jsonc")) && isDir(filepath.Join(dir, "segments")),
+		isDir(filepath.Join(dir, "partitions")):
 		return KindLog
 	case c.Docs.IsCollection(dir):
 		return KindDocStore
@@ -95,6 +96,8 @@ func (c *DirCatalog) List(rel string) ([]DirEntry, error) {
 	}
 	return out, nil
 }
+
+func (c *DirCatalog) Path(rel string) string { return c.abs(rel) }
 
 func (c *DirCatalog) Stat(rel string) (os.FileInfo, error) { return os.Stat(c.abs(rel)) }
 

@@ -134,8 +134,10 @@ func (m *mountState) dirChild(ctx context.Context, parent *fs.Inode, rel string,
 		node = &dirNode{m: m, rel: rel}
 	case KindDocStore:
 		node = &collectionNode{m: m, rel: rel}
-	case KindLog, KindQueue:
-		node = &placeholderNode{m: m, rel: rel}
+	case KindLog:
+		node = &logNode{m: m, mount: rel, dir: m.catalog.Path(rel)}
+	case KindQueue:
+		node = &queueNode{m: m, mount: rel, dir: m.catalog.Path(rel)}
 	default:
 		return nil, syscall.ENOENT
 	}

@@ -99,6 +99,7 @@ type fakeCatalog struct{ store RecordStore }
 
 func (f fakeCatalog) Kind(rel string) Kind                     { return KindDocStore }
 func (f fakeCatalog) List(rel string) ([]DirEntry, error)      { return nil, nil }
+func (f fakeCatalog) Path(rel string) string                   { return os.TempDir() }
 func (f fakeCatalog) Stat(rel string) (os.FileInfo, error)     { return os.Stat(os.TempDir()) }
 func (f fakeCatalog) OpenDocStore(string) (RecordStore, error) { return f.store, nil }
 func (f fakeCatalog) CreateDocStore(rel string) error          { return nil }

@@ -19,7 +19,10 @@ type Config struct {
 	ReadOnly   bool   // every mutation fails with EROFS
 	AllowOther bool   // let other users in (with default_permissions)
 	Debug      bool   // log every FUSE request
-	Logger     *log.Logger
+	// NoWatch turns off the watch of ROOT (watch.go): changes made by
+	// other processes then show up only when the 1 s kernel caches expire.
+	NoWatch bool
+	Logger  *log.Logger
 }
 
 // Mounted is a live mount.
@@ -27,7 +30,8 @@ type Mounted struct {
 	Mountpoint string
 	server     *fuse.Server
 	state      *mountState
-	directly   bool // mounted with mount(2) (root), not fusermount
+	watcher    *watcher // nil with NoWatch
+	directly   bool     // mounted with mount(2) (root), not fusermount
 }
 
 // cacheTimeout is the kernel's entry, attribute and negative cache
@@ -67,12 +71,20 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 		NegativeTimeout: &timeout,
 		Logger:          logger,
 	}
-	server, err := fs.Mount(mountpoint, rootNode(state), opts)
+	root := rootNode(state)
+	server, err := fs.Mount(mountpoint, root, opts)
 	if err != nil {
 		state.closeAll()
 		return nil, err
 	}
-	return &Mounted{Mountpoint: mountpoint, server: server, state: state, directly: direct}, nil
+	mt := &Mounted{Mountpoint: mountpoint, server: server, state: state, directly: direct}
+	if !cfg.NoWatch {
+		mt.watcher, err = startWatcher(state, root.EmbeddedInode())
+		if err != nil {
+			logger.Printf("watch %s: %v (outside changes show up after the 1 s cache timeout)", cfg.FsName, err)
+		}
+	}
+	return mt, nil
 }
 
 // rootNode is the storage root: normally a namespace; a collection when
@@ -81,20 +93,32 @@ func rootNode(m *mountState) fs.InodeEmbedder {
 	switch m.catalog.Kind("") {
 	case KindDocStore:
 		return &collectionNode{m: m}
-	case KindLog, KindQueue:
-		return &placeholderNode{m: m}
+	case KindLog:
+		return &logNode{m: m, dir: m.catalog.Path("")}
+	case KindQueue:
+		return &queueNode{m: m, dir: m.catalog.Path("")}
 	}
 	return &dirNode{m: m}
 }
 
 // Wait blocks until the file system is unmounted (by Unmount or from outside).
-func (mt *Mounted) Wait() { mt.server.Wait() }
+func (mt *Mounted) Wait() {
+	mt.server.Wait()
+	mt.stopWatching()
+}
+
+func (mt *Mounted) stopWatching() {
+	if mt.watcher != nil {
+		mt.watcher.close()
+	}
+}
 
 // Unmount detaches the mount and closes the stores. When files are still
 // open (EBUSY) it falls back to a lazy unmount: the mount point is free at
 // once, and open descriptors fail once this process exits.
 func (mt *Mounted) Unmount() error {
 	defer mt.state.closeAll()
+	mt.stopWatching()
 	err := mt.server.Unmount()
 	if err == nil {
 		return nil

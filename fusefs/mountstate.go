@@ -13,12 +13,17 @@ type mountState struct {
 	log      *log.Logger
 
 	mu     sync.Mutex
-	stores map[string]RecordStore // open collections by rel path
+	stores map[string]RecordStore  // open collections by rel path
+	logs   map[string]*logSource   // log views by directory on disk
+	queues map[string]*queueSource // queue views by directory on disk
 	closed bool
 }
 
 func newMountState(c Catalog, readOnly bool, logger *log.Logger) *mountState {
-	return &mountState{catalog: c, readOnly: readOnly, log: logger, stores: map[string]RecordStore{}}
+	return &mountState{
+		catalog: c, readOnly: readOnly, log: logger,
+		stores: map[string]RecordStore{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
+	}
 }
 
 // store returns the open store of collection rel, opening it on first use.
@@ -59,7 +64,37 @@ func (m *mountState) closeAll() {
 		}
 	}
 	m.stores = map[string]RecordStore{}
+	for _, l := range m.logs {
+		l.cache.drop()
+	}
+	for _, q := range m.queues {
+		q.cache.drop()
+	}
 	m.closed = true
+}
+
+// logSource returns the shared view source of the log directory dir.
+func (m *mountState) logSource(dir string) *logSource {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.logs[dir]
+	if !ok {
+		s = newLogSource(dir)
+		m.logs[dir] = s
+	}
+	return s
+}
+
+// queueSource returns the shared view source of the queue directory dir.
+func (m *mountState) queueSource(dir string) *queueSource {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.queues[dir]
+	if !ok {
+		s = newQueueSource(dir, nil)
+		m.queues[dir] = s
+	}
+	return s
 }
 
 // notify runs a kernel cache notification outside of the current FUSE

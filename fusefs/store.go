@@ -56,6 +56,9 @@ type Catalog interface {
 	Kind(rel string) Kind
 	// List returns the shown subdirectories of the namespace rel, sorted by name.
 	List(rel string) ([]DirEntry, error)
+	// Path is the real directory rel (read by the log and queue views and
+	// watched for changes).
+	Path(rel string) string
 	// Stat describes the real directory rel.
 	Stat(rel string) (os.FileInfo, error)
 	// OpenDocStore opens the collection rel for the life of the mount.

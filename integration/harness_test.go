@@ -39,6 +39,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build storhfs:", err)
 		os.Exit(1)
 	}
+	// A race-enabled binary sleeps 1 s at exit by default; the writer
+	// subprocesses' changes would then be older than the kernel's 1 s
+	// caches by the time they return, hiding how fast the mount shows them.
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

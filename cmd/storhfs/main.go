@@ -11,7 +11,12 @@ import (
 )
 
 func main() {
-	if err := newApp().Run(os.Args); err != nil {
+	app := newApp()
+	// mount(8) calling storhfs as the helper for fuse.storhfs (fstab.go).
+	if isMountHelperCall(os.Args, commandNames(app)) {
+		os.Exit(runMountHelper(os.Args, os.Stderr))
+	}
+	if err := app.Run(os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "storhfs:", err)
 		os.Exit(1)
 	}
@@ -26,7 +31,7 @@ func newApp() *cli.App {
 			putCommand(),
 			deleteCommand(),
 			demoCommand(),
-		}, extraCommands()...),
+		}, append(extraCommands(), testAidCommands()...)...),
 		HideHelpCommand: true,
 		// Errors are printed once, by main.
 		ExitErrHandler: func(*cli.Context, error) {},

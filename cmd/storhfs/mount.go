@@ -24,6 +24,9 @@ func mountCommand() *cli.Command {
 			&cli.BoolFlag{Name: "read-only", Usage: "refuse every change with EROFS"},
 			&cli.BoolFlag{Name: "allow-other", Usage: "let other users access the mount"},
 			&cli.BoolFlag{Name: "debug", Usage: "log every FUSE request"},
+			// Set by the mount(8) helper (fstab.go) for its detached child.
+			&cli.StringFlag{Name: detachedLogFlag, Hidden: true},
+			&cli.BoolFlag{Name: "no-watch", Usage: "do not watch ROOT for changes made by other processes (they then show up within the 1 s kernel cache timeout)"},
 		},
 		Action: runMount,
 	}
@@ -60,6 +63,7 @@ func runMount(c *cli.Context) error {
 		ReadOnly:   c.Bool("read-only"),
 		AllowOther: c.Bool("allow-other"),
 		Debug:      c.Bool("debug"),
+		NoWatch:    c.Bool("no-watch"),
 	})
 	if err != nil {
 		return mountError(mountpoint, err)
@@ -68,7 +72,11 @@ func runMount(c *cli.Context) error {
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	unmounted := make(chan struct{})
 	go func() { mounted.Wait(); close(unmounted) }()
-	fmt.Printf("storhfs: mounted %s at %s (%s); Ctrl-C unmounts\n", root, mountpoint, mode)
+	ready := fmt.Sprintf("%s%s at %s (%s); Ctrl-C unmounts\n", readyLinePrefix, root, mountpoint, mode)
+	if err := announceMounted(c.String(detachedLogFlag), ready); err != nil {
+		mounted.Unmount()
+		return err
+	}
 
 	select {
 	case sig := <-signals:

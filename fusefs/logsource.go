@@ -1,0 +1,221 @@
+package fusefs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"storhfs/core/seglog"
+)
+
+// Names of a log folder's files (a partition folder has the same).
+const (
+	recordsView  = "records.ndjson"
+	segmentsDir  = "segments"
+	segmentExt   = ".ndjson"
+	manifestFile = "manifest.jsonc"
+	partitionDir = "partitions"
+)
+
+// logSource serves the views of one log directory (the one holding
+// manifest.jsonc) from seglog's read-only snapshots: it never locks,
+// truncates or repairs anything.
+type logSource struct {
+	dir   string
+	cache snapshotCache
+}
+
+func newLogSource(dir string) *logSource {
+	s := &logSource{dir: dir}
+	s.cache.fingerprint = s.fingerprint
+	s.cache.take = func() (any, func() error, error) {
+		snap, err := seglog.NewReader(dir).Snapshot()
+		return &logSnapshot{Snapshot: snap}, nil, err
+	}
+	return s
+}
+
+// logSnapshot is a seglog snapshot plus what one pass over its records
+// view learns: the exact size and the last bytes (at most streamWindow),
+// which tail reads without another pass.
+type logSnapshot struct {
+	*seglog.Snapshot
+
+	once sync.Once
+	size int64
+	tail []byte
+	err  error
+}
+
+func (ls *logSnapshot) records() (size int64, tail []byte, err error) {
+	ls.once.Do(func() {
+		var win []byte
+		for line, err := range ls.Records() {
+			if err != nil {
+				if isLineError(err) {
+					continue
+				}
+				ls.err = err
+				return
+			}
+			win = appendWindow(win, line)
+			ls.size += int64(len(line))
+		}
+		ls.tail = win
+	})
+	return ls.size, ls.tail, ls.err
+}
+
+// fingerprint: manifest.jsonc and every segments/*.ndjson file.
+func (s *logSource) fingerprint() (fingerprint, error) {
+	var key strings.Builder
+	fp := fingerprint{mtimes: map[string]time.Time{}}
+	add := func(name string, fi fs.FileInfo) {
+		fmt.Fprintf(&key, "%s %d %d %d;", name, fi.Size(), fi.ModTime().UnixNano(), inodeOf(fi))
+		if fi.ModTime().After(fp.mtimes[""]) {
+			fp.mtimes[""] = fi.ModTime()
+		}
+	}
+	fi, err := os.Stat(s.dir + "/" + manifestFile)
+	if err != nil {
+		return fp, err
+	}
+	add(manifestFile, fi)
+	entries, err := os.ReadDir(s.dir + "/" + segmentsDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fp, err
+	}
+	for _, e := range entries {
+		if !isSegmentName(e.Name()) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		add(e.Name(), fi)
+		fp.mtimes[segmentsDir+"/"+e.Name()] = fi.ModTime()
+	}
+	fp.key = key.String()
+	return fp, nil
+}
+
+func isSegmentName(name string) bool {
+	return !isHidden(name) && strings.HasSuffix(name, segmentExt)
+}
+
+func inodeOf(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}
+
+func (s *logSource) snapshot() (*sharedSnapshot, *logSnapshot, error) {
+	shared, err := s.cache.acquire()
+	if err != nil {
+		return nil, nil, err
+	}
+	return shared, shared.snap.(*logSnapshot), nil
+}
+
+// segments lists the segment files the latest snapshot can show
+// (manifest order: sealed, then active; missing ones left out).
+func (s *logSource) segments() ([]string, error) {
+	shared, snap, err := s.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer shared.release()
+	var names []string
+	for _, seg := range snap.Segments() {
+		if !seg.Missing {
+			names = append(names, seg.File)
+		}
+	}
+	return names, nil
+}
+
+func (s *logSource) stat(name string) (int64, time.Time, error) {
+	shared, snap, err := s.snapshot()
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	defer shared.release()
+	if name == recordsView {
+		size, _, err := snap.records()
+		return size, shared.fp.mtime(""), err
+	}
+	seg, err := segmentOf(snap.Snapshot, name)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	return seg.PayloadBytes, shared.fp.mtime(name), nil
+}
+
+func (s *logSource) open(name string) (viewReader, error) {
+	shared, snap, err := s.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	var r *streamReader
+	if name == recordsView {
+		size, tail, err := snap.records()
+		if err != nil {
+			shared.release()
+			return nil, err
+		}
+		r = newStreamReader(snap.Records, isLineError).withTail(tail, size)
+	} else {
+		seg, err := segmentOf(snap.Snapshot, name)
+		if err != nil {
+			shared.release()
+			return nil, err
+		}
+		r = newStreamReader(func() iter.Seq2[[]byte, error] { return snap.SegmentLines(seg.File) }, nil)
+	}
+	return &snapshotReader{ReaderAt: r, closeReader: r.Close, shared: shared}, nil
+}
+
+// isLineError: Records reports an undecodable line and leaves it out, as
+// RecordsSize does.
+func isLineError(err error) bool {
+	var le *seglog.LineError
+	return errors.As(err, &le)
+}
+
+// segmentOf finds "segments/<file>" among the snapshot's shown segments.
+func segmentOf(snap *seglog.Snapshot, name string) (seglog.SegmentInfo, error) {
+	file, ok := strings.CutPrefix(name, segmentsDir+"/")
+	if ok {
+		for _, seg := range snap.Segments() {
+			if seg.File == file && !seg.Missing {
+				return seg, nil
+			}
+		}
+	}
+	return seglog.SegmentInfo{}, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+}
+
+// snapshotReader is a view reader holding a reference to its snapshot.
+type snapshotReader struct {
+	io.ReaderAt
+	closeReader func() error
+	shared      *sharedSnapshot
+}
+
+func (r *snapshotReader) Close() error {
+	var err error
+	if r.closeReader != nil {
+		err = r.closeReader()
+	}
+	r.shared.release()
+	return err
+}

@@ -1,0 +1,142 @@
+package fusefs
+
+import (
+	"context"
+	"os"
+	"sort"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// logNode is a SegmentedLog collection, or one partition of a partitioned
+// log, shown read-only:
+//
+//	records.ndjson          live records in stream order (when dir has manifest.jsonc)
+//	segments/<file>.ndjson  each segment's payload lines
+//	<partition>/            each dir/partitions/<partition> holding a log, same files
+type logNode struct {
+	fs.Inode
+	readOnlyDir
+	m     *mountState
+	mount string // path of this folder below the mount point
+	dir   string // the directory on disk
+}
+
+var (
+	_ fs.NodeGetattrer = (*logNode)(nil)
+	_ fs.NodeLookuper  = (*logNode)(nil)
+	_ fs.NodeReaddirer = (*logNode)(nil)
+)
+
+func (l *logNode) hasManifest() bool { return isFile(l.dir + "/" + manifestFile) }
+
+func (l *logNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	return dirAttr(l.dir, &out.Attr)
+}
+
+func (l *logNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	switch {
+	case name == recordsView && l.hasManifest():
+		src := l.m.logSource(l.dir)
+		if errno := viewAttr(src, recordsView, &out.Attr); errno != 0 {
+			return nil, errno
+		}
+		return l.NewInode(ctx, &viewFile{src: src, name: recordsView},
+			fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(childRel(l.mount, name))}), 0
+	case name == segmentsDir && l.hasManifest():
+		if errno := dirAttr(l.dir, &out.Attr); errno != 0 {
+			return nil, errno
+		}
+		seg := &segmentsNode{src: l.m.logSource(l.dir), mount: childRel(l.mount, name), dir: l.dir}
+		return l.NewInode(ctx, seg, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: dirIno(seg.mount)}), 0
+	case !isHidden(name) && l.isPartition(name):
+		p := &logNode{m: l.m, mount: childRel(l.mount, name), dir: l.partitionDir(name)}
+		if errno := dirAttr(p.dir, &out.Attr); errno != 0 {
+			return nil, errno
+		}
+		return l.NewInode(ctx, p, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: dirIno(p.mount)}), 0
+	}
+	return nil, syscall.ENOENT
+}
+
+func (l *logNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	var list []fuse.DirEntry
+	if l.hasManifest() {
+		list = append(list,
+			fuse.DirEntry{Name: recordsView, Mode: syscall.S_IFREG, Ino: viewIno(childRel(l.mount, recordsView))},
+			fuse.DirEntry{Name: segmentsDir, Mode: syscall.S_IFDIR, Ino: dirIno(childRel(l.mount, segmentsDir))})
+	}
+	for _, p := range l.partitions() {
+		list = append(list, fuse.DirEntry{Name: p, Mode: syscall.S_IFDIR, Ino: dirIno(childRel(l.mount, p))})
+	}
+	return fs.NewListDirStream(list), 0
+}
+
+func (l *logNode) partitionDir(name string) string { return l.dir + "/" + partitionDir + "/" + name }
+
+// isPartition: dir/partitions/<name> is a log (holds manifest.jsonc).
+func (l *logNode) isPartition(name string) bool {
+	return name != recordsView && name != segmentsDir && isFile(l.partitionDir(name)+"/"+manifestFile)
+}
+
+// partitions lists the partition folders, sorted (dates sort by time).
+func (l *logNode) partitions() []string {
+	entries, err := os.ReadDir(l.dir + "/" + partitionDir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && !isHidden(e.Name()) && l.isPartition(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// segmentsNode lists a log's segments (the manifest's, as the latest
+// snapshot saw them), each a read-only view with the guard stripped.
+type segmentsNode struct {
+	fs.Inode
+	readOnlyDir
+	src   *logSource
+	mount string
+	dir   string // the log directory
+}
+
+var (
+	_ fs.NodeGetattrer = (*segmentsNode)(nil)
+	_ fs.NodeLookuper  = (*segmentsNode)(nil)
+	_ fs.NodeReaddirer = (*segmentsNode)(nil)
+)
+
+func (s *segmentsNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	if errno := dirAttr(s.dir+"/"+segmentsDir, &out.Attr); errno != syscall.ENOENT {
+		return errno
+	}
+	return dirAttr(s.dir, &out.Attr)
+}
+
+func (s *segmentsNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	view := segmentsDir + "/" + name
+	if errno := viewAttr(s.src, view, &out.Attr); errno != 0 {
+		return nil, errno
+	}
+	return s.NewInode(ctx, &viewFile{src: s.src, name: view},
+		fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(childRel(s.mount, name))}), 0
+}
+
+func (s *segmentsNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	names, err := s.src.segments()
+	if err != nil {
+		return nil, errnoOf(err, syscall.EIO)
+	}
+	list := make([]fuse.DirEntry, len(names))
+	for i, n := range names {
+		list[i] = fuse.DirEntry{Name: n, Mode: syscall.S_IFREG, Ino: viewIno(childRel(s.mount, n))}
+	}
+	return fs.NewListDirStream(list), 0
+}

@@ -1,0 +1,49 @@
+package fusefs
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// queueNode is a Queue shown read-only: pending.ndjson, processing.ndjson,
+// done.ndjson and events.ndjson (see queueViews).
+type queueNode struct {
+	fs.Inode
+	readOnlyDir
+	m     *mountState
+	mount string
+	dir   string
+}
+
+var (
+	_ fs.NodeGetattrer = (*queueNode)(nil)
+	_ fs.NodeLookuper  = (*queueNode)(nil)
+	_ fs.NodeReaddirer = (*queueNode)(nil)
+)
+
+func (q *queueNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	return dirAttr(q.dir, &out.Attr)
+}
+
+func (q *queueNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if _, ok := queueView(name); !ok {
+		return nil, syscall.ENOENT
+	}
+	src := q.m.queueSource(q.dir)
+	if errno := viewAttr(src, name, &out.Attr); errno != 0 {
+		return nil, errno
+	}
+	return q.NewInode(ctx, &viewFile{src: src, name: name},
+		fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(childRel(q.mount, name))}), 0
+}
+
+func (q *queueNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	list := make([]fuse.DirEntry, len(queueViews))
+	for i, v := range queueViews {
+		list[i] = fuse.DirEntry{Name: v.name, Mode: syscall.S_IFREG, Ino: viewIno(childRel(q.mount, v.name))}
+	}
+	return fs.NewListDirStream(list), 0
+}

@@ -1,0 +1,437 @@
+package fusefs
+
+import (
+	"errors"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/hanwen/go-fuse/v2/fs"
+)
+
+// watcher makes changes written under ROOT by other processes visible in
+// the mount without waiting for the kernel's cache timeouts. It watches
+// (inotify, through fsnotify) the directories whose content the mount
+// shows:
+//
+//	ROOT and namespaces (up to namespaceDepth levels)  new, removed, renamed collections
+//	<collection>/ and <collection>/data/               new bucket directories
+//	<collection>/data/<bucket>/                        records created, replaced, deleted
+//	<log>/, <log>/segments/, <log>/partitions/         manifest rewrites, appends, rolls, new partitions
+//	<queue>/                                           queue.log appends
+//
+// Events are turned into invalidations (an entry of a directory node, or
+// every file of a log or queue folder), coalesced for coalesceDelay, and
+// sent to the kernel by one worker goroutine that holds no lock and runs
+// outside every FUSE request (notifying from a handler can deadlock:
+// fuse/server.go, libfuse #341).
+//
+// A DocStore collection takes 2 + 256 watches (one per bucket in use).
+// When the kernel refuses a watch (fs.inotify.max_user_watches) the
+// directory is logged once and its changes show up when the kernel's 1 s
+// entry/attribute caches expire instead.
+type watcher struct {
+	m    *mountState
+	root *fs.Inode
+	w    *fsnotify.Watcher
+
+	mu        sync.Mutex
+	dirs      map[string]watchedDir // by directory on disk
+	pending   map[invalidation]bool
+	all       bool // an event overflow: invalidate everything
+	wake      chan struct{}
+	done      chan struct{}
+	stopped   sync.WaitGroup
+	closeOnce sync.Once
+
+	// notified is called after each batch of notifications (tests).
+	notified func()
+}
+
+// coalesceDelay gathers the burst of events one write makes (temp file,
+// rename, fsync; an append's several writes) into one notification.
+const coalesceDelay = 5 * time.Millisecond
+
+type dirRole int
+
+const (
+	roleNamespace  dirRole = iota // ROOT, a namespace, or a directory that may become one
+	roleCollection                // a DocStore collection directory
+	roleData                      // <collection>/data
+	roleBucket                    // <collection>/data/<bucket>
+	roleLog                       // a log directory (manifest.jsonc) or a partitioned log
+	roleSegments                  // <log>/segments
+	rolePartitions                // <log>/partitions
+	roleQueue                     // a queue directory
+)
+
+// watchedDir says what a watched directory is and which mount folder
+// shows it (mount: its path below the mount point; rel: the catalog path
+// for namespaces and collections).
+type watchedDir struct {
+	role  dirRole
+	rel   string
+	mount string
+	kind  Kind // roleNamespace: the kind the catalog gave when watched
+}
+
+// invalidation is one notification: the entry name of the folder at mount
+// (name "" = every file of a log or queue folder, recursively).
+type invalidation struct {
+	mount string
+	name  string
+}
+
+func startWatcher(m *mountState, root *fs.Inode) (*watcher, error) {
+	fw, err := fsnotify.NewBufferedWatcher(4096)
+	if err != nil {
+		return nil, err
+	}
+	w := &watcher{
+		m: m, root: root, w: fw,
+		dirs: map[string]watchedDir{}, pending: map[invalidation]bool{},
+		wake: make(chan struct{}, 1), done: make(chan struct{}),
+	}
+	w.setupChild("", KindNone)
+	w.stopped.Add(2)
+	go w.readEvents()
+	go w.notifyLoop()
+	return w, nil
+}
+
+func (w *watcher) close() {
+	w.closeOnce.Do(func() {
+		close(w.done)
+		w.w.Close()
+		w.stopped.Wait()
+	})
+}
+
+func (w *watcher) add(dir string, d watchedDir) {
+	w.mu.Lock()
+	_, known := w.dirs[dir]
+	w.dirs[dir] = d
+	w.mu.Unlock()
+	if known {
+		return
+	}
+	if err := w.w.Add(dir); err != nil {
+		w.mu.Lock()
+		delete(w.dirs, dir)
+		w.mu.Unlock()
+		w.m.log.Printf("watch %s: %v (outside changes there show up after the 1 s cache timeout)", dir, err)
+	}
+}
+
+// setupChild watches catalog directory rel according to its kind; old is
+// the kind it had when last watched.
+func (w *watcher) setupChild(rel string, old Kind) Kind {
+	kind := w.m.catalog.Kind(rel)
+	dir := w.m.catalog.Path(rel)
+	if !isDir(dir) {
+		return KindNone
+	}
+	switch kind {
+	case KindDocStore:
+		w.add(dir, watchedDir{role: roleCollection, rel: rel, mount: rel})
+		w.setupData(dir+"/data", rel, false)
+	case KindLog:
+		w.setupLog(dir, rel, false)
+	case KindQueue:
+		w.add(dir, watchedDir{role: roleQueue, rel: rel, mount: rel})
+	default:
+		if strings.Count(rel, "/") >= namespaceDepth {
+			return kind
+		}
+		w.add(dir, watchedDir{role: roleNamespace, rel: rel, mount: rel, kind: kind})
+		if kind == KindNamespace || rel == "" || old != kind {
+			w.setupSubdirs(rel)
+		}
+	}
+	return kind
+}
+
+func (w *watcher) setupSubdirs(rel string) {
+	entries, err := readDirNames(w.m.catalog.Path(rel))
+	if err != nil {
+		return
+	}
+	for _, name := range entries {
+		if !isHidden(name) {
+			w.setupChild(childRel(rel, name), KindNone)
+		}
+	}
+}
+
+// setupData watches <collection>/data and its buckets. A bucket found
+// after the collection was first watched may already hold records that
+// were never announced: announce them (scan).
+func (w *watcher) setupData(dataDir, rel string, scan bool) {
+	if !isDir(dataDir) {
+		return
+	}
+	w.add(dataDir, watchedDir{role: roleData, rel: rel, mount: rel})
+	buckets, _ := readDirNames(dataDir)
+	for _, b := range buckets {
+		w.setupBucket(dataDir+"/"+b, rel, scan)
+	}
+}
+
+func (w *watcher) setupBucket(bucketDir, rel string, scan bool) {
+	if !isDir(bucketDir) {
+		return
+	}
+	w.add(bucketDir, watchedDir{role: roleBucket, rel: rel, mount: rel})
+	if !scan {
+		return
+	}
+	entries, _ := os.ReadDir(bucketDir)
+	for _, e := range entries {
+		if _, ok := recordID(e.Name()); ok {
+			w.queue(invalidation{mount: rel, name: e.Name()})
+		}
+	}
+}
+
+// setupLog watches a log directory, its segments and its partitions.
+func (w *watcher) setupLog(dir, mount string, announce bool) {
+	w.add(dir, watchedDir{role: roleLog, mount: mount})
+	if isDir(dir + "/" + segmentsDir) {
+		w.add(dir+"/"+segmentsDir, watchedDir{role: roleSegments, mount: mount})
+	}
+	if isDir(dir + "/" + partitionDir) {
+		w.add(dir+"/"+partitionDir, watchedDir{role: rolePartitions, mount: mount})
+		names, _ := readDirNames(dir + "/" + partitionDir)
+		for _, p := range names {
+			if !isHidden(p) && isDir(dir+"/"+partitionDir+"/"+p) {
+				w.setupLog(dir+"/"+partitionDir+"/"+p, childRel(mount, p), announce)
+				if announce {
+					w.queue(invalidation{mount: mount, name: p})
+				}
+			}
+		}
+	}
+	if announce {
+		w.queue(invalidation{mount: mount})
+	}
+}
+
+func (w *watcher) readEvents() {
+	defer w.stopped.Done()
+	for {
+		select {
+		case ev, ok := <-w.w.Events:
+			if !ok {
+				return
+			}
+			w.handle(ev)
+		case err, ok := <-w.w.Errors:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.mu.Lock()
+				w.all = true
+				w.mu.Unlock()
+				w.signal()
+				continue
+			}
+			w.m.log.Printf("watch: %v", err)
+		case <-w.done:
+			return
+		}
+	}
+}
+
+// handle turns one event into invalidations (and new watches).
+func (w *watcher) handle(ev fsnotify.Event) {
+	if ev.Op == fsnotify.Chmod {
+		return
+	}
+	dir, name := filepath.Split(ev.Name)
+	dir = strings.TrimSuffix(dir, "/")
+	if strings.HasSuffix(name, ".tmp") {
+		return
+	}
+	w.mu.Lock()
+	d, ok := w.dirs[dir]
+	w.mu.Unlock()
+	if !ok {
+		return
+	}
+	appeared := ev.Has(fsnotify.Create) || ev.Has(fsnotify.Rename) && isDir(ev.Name)
+	switch d.role {
+	case roleNamespace:
+		if isHidden(name) {
+			return
+		}
+		if appeared || ev.Has(fsnotify.Rename) {
+			w.setupChild(childRel(d.rel, name), KindNone)
+		}
+		w.queue(invalidation{mount: d.mount, name: name})
+		// The folder itself may have become (or stopped being) a
+		// collection or namespace.
+		if d.rel != "" {
+			if kind := w.setupChild(d.rel, d.kind); kind != d.kind {
+				w.queue(invalidation{mount: parentOf(d.rel), name: path.Base(d.rel)})
+			}
+		}
+	case roleCollection:
+		if name == "data" && appeared {
+			w.setupData(ev.Name, d.rel, true)
+		}
+	case roleData:
+		if appeared {
+			w.setupBucket(ev.Name, d.rel, true)
+		}
+	case roleBucket:
+		if _, ok := recordID(name); ok {
+			w.queue(invalidation{mount: d.mount, name: name})
+		}
+	case roleLog:
+		switch name {
+		case segmentsDir, partitionDir:
+			if appeared {
+				w.setupLog(dir, d.mount, true)
+			}
+		case manifestFile:
+			w.queue(invalidation{mount: d.mount})
+			w.queue(invalidation{mount: d.mount, name: recordsView})
+			w.queue(invalidation{mount: d.mount, name: segmentsDir})
+		}
+	case roleSegments:
+		if isSegmentName(name) {
+			w.queue(invalidation{mount: d.mount})
+			w.queue(invalidation{mount: childRel(d.mount, segmentsDir), name: name})
+		}
+	case rolePartitions:
+		if !isHidden(name) {
+			if appeared {
+				w.setupLog(ev.Name, childRel(d.mount, name), true)
+			}
+			w.queue(invalidation{mount: d.mount, name: name})
+		}
+	case roleQueue:
+		if name == queueLogFile {
+			w.queue(invalidation{mount: d.mount})
+		}
+	}
+}
+
+func (w *watcher) queue(inv invalidation) {
+	w.mu.Lock()
+	w.pending[inv] = true
+	w.mu.Unlock()
+	w.signal()
+}
+
+func (w *watcher) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// notifyLoop is the only goroutine that sends the watcher's notifications.
+func (w *watcher) notifyLoop() {
+	defer w.stopped.Done()
+	for {
+		select {
+		case <-w.wake:
+		case <-w.done:
+			return
+		}
+		time.Sleep(coalesceDelay)
+		w.mu.Lock()
+		batch, all := w.pending, w.all
+		w.pending, w.all = map[invalidation]bool{}, false
+		w.mu.Unlock()
+		if all {
+			invalidateTree(w.root)
+		}
+		for inv := range batch {
+			w.send(inv)
+		}
+		if w.notified != nil {
+			w.notified()
+		}
+	}
+}
+
+// send notifies the kernel. Errors are expected and ignored: the kernel
+// may not know the entry (ENOENT) or may have forgotten the node.
+func (w *watcher) send(inv invalidation) {
+	node := w.node(inv.mount)
+	if node == nil {
+		return
+	}
+	if inv.name == "" {
+		invalidateFiles(node)
+		return
+	}
+	if child := node.GetChild(inv.name); child != nil {
+		child.NotifyContent(0, 0)
+	}
+	node.NotifyEntry(inv.name)
+}
+
+// node finds the folder shown at mount path p among the nodes the kernel
+// knows; nil when it knows none (nothing is cached then).
+func (w *watcher) node(p string) *fs.Inode {
+	n := w.root
+	if p == "" {
+		return n
+	}
+	for _, part := range strings.Split(p, "/") {
+		if n = n.GetChild(part); n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// invalidateFiles drops the cached attributes of every file below n (a
+// log or queue folder: the views' sizes changed).
+func invalidateFiles(n *fs.Inode) {
+	for _, child := range n.Children() {
+		child.NotifyContent(0, 0)
+		if child.IsDir() {
+			invalidateFiles(child)
+		}
+	}
+}
+
+// invalidateTree drops every entry and attribute the kernel caches (after
+// lost events).
+func invalidateTree(n *fs.Inode) {
+	for name, child := range n.Children() {
+		if child.IsDir() {
+			invalidateTree(child)
+		}
+		child.NotifyContent(0, 0)
+		n.NotifyEntry(name)
+	}
+}
+
+func parentOf(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+// readDirNames lists the subdirectory names of dir.
+func readDirNames(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, err
+}

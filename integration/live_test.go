@@ -1,0 +1,204 @@
+package integration
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"storhfs/core/seglog"
+)
+
+// visibleWithin is the longest a change made by another process may take
+// to show in the mount. The kernel's caches alone would hide it for up to
+// 1 s; the mount's watcher invalidates them as soon as the data directory
+// changes.
+const visibleWithin = 500 * time.Millisecond
+
+// TestLiveView changes ROOT from other processes while it is mounted and
+// polls the mount from yet other processes until each change shows.
+func TestLiveView(t *testing.T) {
+	requireFuse(t, "ls", "cat", "stat", "wc")
+	root := demoRoot(t, 30)
+	small := seglog.Options{MaxSegmentBytes: 2048}
+	l := openLog(t, root, "audit", small)
+	appendRows(t, l, 0, 40)
+	mustOK(t, l.Close())
+	runOK(t, "", storhfsBin, "queue-enqueue", root, "jobs")
+	// STORHFS_LIVE_MOUNT_FLAGS=--no-watch shows that this test fails
+	// without the watcher.
+	m := startMount(t, root, strings.Fields(os.Getenv("STORHFS_LIVE_MOUNT_FLAGS"))...)
+	latencies := map[string]time.Duration{}
+
+	// observe runs change (a writer subprocess) and then polls visible
+	// (reader subprocesses) until it holds, recording the latency.
+	//
+	// A poller keeps the kernel's caches warm while the writer runs, as an
+	// application reading the mount would: without the watcher's
+	// invalidation, a change would then stay hidden for up to 1 s after
+	// the writer exits (uniformly spread), and with ten changes observed
+	// at least one would miss visibleWithin.
+	observe := func(what string, change func(), visible func() bool) {
+		t.Helper()
+		stop, polled := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(polled)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				visible()
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+		change()
+		close(stop)
+		<-polled
+		start := time.Now()
+		for !visible() {
+			if time.Since(start) > 5*time.Second {
+				t.Fatalf("%s: not visible after 5s", what)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		latencies[what] = time.Since(start)
+	}
+	logSize := func() string {
+		out, _ := run("", "stat", "-c", "%s", m.path("audit", "records.ndjson"))
+		return strings.TrimSpace(out)
+	}
+	// coreLog is the core's records view of audit (nil on error: it also
+	// runs in the poller goroutine, which must not stop the test).
+	coreLog := func() []byte {
+		snap, err := seglog.NewReader(filepath.Join(root, "audit")).Snapshot()
+		if err != nil {
+			return nil
+		}
+		var buf bytes.Buffer
+		for line, err := range snap.Records() {
+			if err != nil {
+				return nil
+			}
+			buf.Write(line)
+		}
+		return buf.Bytes()
+	}
+	lineCount := func(p string) int {
+		out, err := run("", "wc", "-l", p)
+		if err != nil {
+			return -1
+		}
+		var n int
+		fmt.Sscan(out, &n)
+		return n
+	}
+	logSize() // the kernel now caches the size for 1 s
+
+	t.Run("log appends", func(t *testing.T) {
+		observe("log append (stat size)", func() {
+			sh(t, "", fmt.Sprintf(`printf '{"live":1}\n{"live":2}\n{"live":3}\n' | %s log-append %s audit`, storhfsBin, root))
+		}, func() bool { return logSize() == fmt.Sprint(len(coreLog())) })
+		if got := readFile(t, m.path("audit", "records.ndjson")); !bytes.Equal(got, coreLog()) {
+			t.Errorf("records.ndjson differs from the core's replay after the append")
+		}
+		if n := lineCount(m.path("audit", "records.ndjson")); n != 43 {
+			t.Errorf("wc -l = %d, want 43", n)
+		}
+	})
+
+	t.Run("log delete and compaction", func(t *testing.T) {
+		first := string(bytes.SplitN(coreLog(), []byte(`"`), 5)[3])
+		observe("log delete (stat size)", func() {
+			runOK(t, "", storhfsBin, "log-delete", root, "audit", first)
+		}, func() bool { return logSize() == fmt.Sprint(len(coreLog())) })
+		segs := runOK(t, "", "ls", m.path("audit", "segments"))
+		observe("log compaction (segments listing)", func() {
+			runOK(t, "", storhfsBin, "compact", root, "audit", "log")
+		}, func() bool {
+			out, _ := run("", "ls", m.path("audit", "segments"))
+			return out != segs && strings.Contains(out, "compact-")
+		})
+		if got := readFile(t, m.path("audit", "records.ndjson")); !bytes.Equal(got, coreLog()) {
+			t.Errorf("records.ndjson differs from the core's replay after the compaction")
+		}
+	})
+
+	t.Run("an open file keeps its snapshot", func(t *testing.T) {
+		f, err := os.Open(m.path("audit", "records.ndjson"))
+		mustOK(t, err)
+		defer f.Close()
+		want := coreLog()
+		head := make([]byte, 100)
+		_, err = io.ReadFull(f, head)
+		mustOK(t, err)
+		sh(t, "", fmt.Sprintf(`printf '{"later":1}\n' | %s log-append %s audit`, storhfsBin, root))
+		rest, err := io.ReadAll(f)
+		mustOK(t, err)
+		if got := append(head, rest...); !bytes.Equal(got, want) {
+			t.Errorf("an open file's content changed under it (%d bytes, want %d)", len(got), len(want))
+		}
+	})
+
+	t.Run("queue events", func(t *testing.T) {
+		pending, processing := m.path("jobs", "pending.ndjson"), m.path("jobs", "processing.ndjson")
+		lineCount(pending)
+		observe("queue enqueue (wc -l pending)", func() {
+			sh(t, "", fmt.Sprintf(`printf '{"a":1}\n{"a":2}\n{"a":3}\n' | %s queue-enqueue %s jobs`, storhfsBin, root))
+		}, func() bool { return lineCount(pending) == 3 })
+		observe("queue claim (wc -l processing)", func() {
+			runOK(t, "", storhfsBin, "queue-claim", "-n", "2", root, "jobs")
+		}, func() bool { return lineCount(processing) == 2 && lineCount(pending) == 1 })
+		if n := lineCount(m.path("jobs", "events.ndjson")); n != 5 {
+			t.Errorf("events.ndjson has %d lines, want 5", n)
+		}
+	})
+
+	t.Run("DocStore records", func(t *testing.T) {
+		id := newID(t)
+		name := m.path("pages", id+".jsonc")
+		run("", "stat", name) // a negative entry the kernel caches
+		observe("record created (stat)", func() {
+			sh(t, "", fmt.Sprintf(`echo '{"id":"%s","v":1}' | %s put %s pages %s`, id, storhfsBin, root, id))
+		}, func() bool { _, err := run("", "stat", name); return err == nil })
+		runOK(t, "", "cat", name) // the kernel now caches its pages
+		observe("record replaced (cat)", func() {
+			sh(t, "", fmt.Sprintf(`echo '{"id":"%s","v":22222}' | %s put %s pages %s`, id, storhfsBin, root, id))
+		}, func() bool { out, _ := run("", "cat", name); return strings.Contains(out, "22222") })
+		observe("record deleted (ls)", func() {
+			runOK(t, "", storhfsBin, "delete", root, "pages", id)
+		}, func() bool {
+			out, err := run("", "ls", m.path("pages"))
+			return err == nil && !slices.Contains(strings.Fields(out), id+".jsonc")
+		})
+	})
+
+	t.Run("new collections", func(t *testing.T) {
+		runOK(t, "", "ls", m.dir)
+		observe("new namespace with collections (ls)", func() {
+			runOK(t, "", storhfsBin, "demo", "--records", "3", filepath.Join(root, "later"))
+		}, func() bool {
+			out, _ := run("", "ls", m.path("later", "pages"))
+			return len(strings.Fields(out)) == 3
+		})
+		observe("new log (ls)", func() {
+			sh(t, "", fmt.Sprintf(`printf '{"x":1}\n' | %s log-append %s newlog`, storhfsBin, root))
+		}, func() bool { return lineCount(m.path("newlog", "records.ndjson")) == 1 })
+	})
+
+	var report []string
+	for what, d := range latencies {
+		report = append(report, fmt.Sprintf("%s: %v", what, d.Round(time.Millisecond)))
+		if d > visibleWithin {
+			t.Errorf("%s took %v to show, want under %v", what, d, visibleWithin)
+		}
+	}
+	slices.Sort(report)
+	t.Logf("visibility latency (writer exit to the mount showing it):\n  %s", strings.Join(report, "\n  "))
+}
