@@ -10,6 +10,8 @@ import (
 	"storhfs/core/docindex"
 	"storhfs/core/docstore"
 	"storhfs/core/phpjson"
+	"storhfs/core/queue"
+	"storhfs/core/seglog"
 )
 
 func demoCommand() *cli.Command {
@@ -43,6 +45,8 @@ func demoCommand() *cli.Command {
 //	pages/        n records; indexes: slug unique, kind equality, score range
 //	notes/        n/3 records, no indexes
 //	app/users/    n/2 records in a namespace; index: email unique
+//	events/       a SegmentedLog of n appends (16 KiB segments, so it rolls) and a few deletes
+//	jobs/         a Queue of n/10 jobs: some done, some claimed, the rest pending
 func writeDemo(root string, n int) error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	kinds := []string{"page", "post", "draft"}
@@ -65,12 +69,76 @@ func writeDemo(root string, n int) error {
 	if err != nil {
 		return err
 	}
-	return demoCollection(root, "app/users", n/2, []docindex.Definition{{Field: "email", Unique: true}},
+	err = demoCollection(root, "app/users", n/2, []docindex.Definition{{Field: "email", Unique: true}},
 		func(i int, d *phpjson.Array) {
 			d.SetString("name", fmt.Sprintf("User %d", i))
 			d.SetString("email", fmt.Sprintf("user%d@example.org", i))
 			d.SetString("age", int64(18+rng.IntN(60)))
 		})
+	if err != nil {
+		return err
+	}
+	if err := demoLog(root, "events", n); err != nil {
+		return err
+	}
+	return demoQueue(root, "jobs", n/10)
+}
+
+// demoLog appends n events and deletes every tenth one, so records.ndjson
+// and the raw segments differ.
+func demoLog(root, name string, n int) error {
+	l, err := seglog.Open(root, name, seglog.Options{MaxSegmentBytes: 16 << 10})
+	if err != nil {
+		return fmt.Errorf("demo %s: %w", name, err)
+	}
+	defer l.Close()
+	rows := make([]phpjson.Value, 0, n)
+	for i := range n {
+		d := phpjson.NewArray(2)
+		d.SetString("event", []string{"login", "logout", "view"}[i%3])
+		d.SetString("user", int64(i%50))
+		rows = append(rows, d)
+	}
+	recs, err := l.AppendMany(rows)
+	if err != nil {
+		return fmt.Errorf("demo %s: %w", name, err)
+	}
+	for i := 0; i < len(recs); i += 10 {
+		if err := l.Delete(recs[i].ID); err != nil {
+			return fmt.Errorf("demo %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// demoQueue enqueues n jobs, claims half of them and completes half of those.
+func demoQueue(root, name string, n int) error {
+	q, err := queue.Open(root, name, queue.Options{})
+	if err != nil {
+		return fmt.Errorf("demo %s: %w", name, err)
+	}
+	defer q.Close()
+	jobs := make([]queue.Job, n)
+	for i := range jobs {
+		p := phpjson.NewArray(1)
+		p.SetString("task", fmt.Sprintf("resize image %d", i))
+		jobs[i] = queue.Job{Payload: p}
+	}
+	if _, err := q.EnqueueMany(jobs); err != nil {
+		return fmt.Errorf("demo %s: %w", name, err)
+	}
+	claimed, err := q.ClaimMany(n / 2)
+	if err != nil {
+		return fmt.Errorf("demo %s: %w", name, err)
+	}
+	ids := make([]string, 0, len(claimed)/2)
+	for _, r := range claimed[:len(claimed)/2] {
+		ids = append(ids, r.ID)
+	}
+	if _, err := q.CompleteMany(ids, true); err != nil {
+		return fmt.Errorf("demo %s: %w", name, err)
+	}
+	return nil
 }
 
 func demoCollection(root, name string, n int, defs []docindex.Definition, fill func(int, *phpjson.Array)) error {
