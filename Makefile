@@ -4,6 +4,7 @@ GO        ?= go
 BIN       := bin/storhfs
 DEMO_ROOT := demo-data
 MNT       := mnt
+BENCH_DATA ?= /tmp/storhfs-bench
 # Packages with concurrent code run under the race detector.
 RACE_PKGS := ./core/... ./fusefs/...
 
@@ -13,7 +14,7 @@ help:
 	@echo "make build            build $(BIN)"
 	@echo "make run [ROOT=dir]   mount ROOT (default: a generated demo root in ./$(DEMO_ROOT)) at ./$(MNT); Ctrl-C unmounts"
 	@echo "make test             go vet, unit tests (race detector on core and fusefs), integration tests (real mounts)"
-	@echo "make bench            benchmarks (not yet)"
+	@echo "make bench [BENCH_DATA=dir]  mount vs data dir at 100k records (as root; data cached in BENCH_DATA)"
 
 build:
 	$(GO) build -o $(BIN) ./cmd/storhfs
@@ -35,8 +36,8 @@ test: vet
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e '/core/' -e '/fusefs$$' -e '/integration$$')
 	$(GO) test -count=1 -timeout 10m ./integration/...
 
-bench:
-	@echo "bench: not yet"
+bench: build
+	$(GO) run ./cmd/storhfs-bench --bin $(BIN) --records 100000 --create 10000 --log-records 500000 --runs 3 --data $(BENCH_DATA)
 
 clean:
 	rm -rf bin

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,8 +77,8 @@ func mountCreate(self, mountpoint, root string, n int) side {
 
 // runCreateChild is the child's main: args are DIR N. Each record is
 // created with O_EXCL, written in one write(2) and closed; the mount
-// commits it durably on close, so close errors count. Prints elapsed ns.
-func runCreateChild(args []string) error {
+// commits it durably on close, so close errors count. Prints elapsed ns to out.
+func runCreateChild(args []string, out io.Writer) error {
 	if len(args) != 2 {
 		return fmt.Errorf("usage: %s DIR N", createChildArg)
 	}
@@ -101,8 +102,8 @@ func runCreateChild(args []string) error {
 			return fmt.Errorf("record %d: %w", i, err)
 		}
 	}
-	fmt.Println(time.Since(start).Nanoseconds())
-	return nil
+	_, err = fmt.Fprintln(out, time.Since(start).Nanoseconds())
+	return err
 }
 
 func writeNewFile(path string, content []byte) error {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -159,14 +161,18 @@ func TestCreateChildAndNativeCreate(t *testing.T) {
 	if err := os.Mkdir(plain, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := runCreateChild([]string{plain, "5"}); err != nil {
+	var out strings.Builder
+	if err := runCreateChild([]string{plain, "5"}, &out); err != nil {
 		t.Fatal(err)
+	}
+	if ns, err := strconv.ParseInt(strings.TrimSpace(out.String()), 10, 64); err != nil || ns <= 0 {
+		t.Errorf("child printed %q, want elapsed ns", out.String())
 	}
 	if entries, _ := os.ReadDir(plain); len(entries) != 5 {
 		t.Errorf("child wrote %d files, want 5", len(entries))
 	}
 	for _, bad := range [][]string{nil, {plain}, {plain, "x"}, {filepath.Join(root, "missing"), "1"}} {
-		if err := runCreateChild(bad); err == nil {
+		if err := runCreateChild(bad, io.Discard); err == nil {
 			t.Errorf("runCreateChild(%q): want an error", bad)
 		}
 	}

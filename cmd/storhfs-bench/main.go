@@ -30,7 +30,7 @@ type config struct {
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == createChildArg {
-		if err := runCreateChild(os.Args[2:]); err != nil {
+		if err := runCreateChild(os.Args[2:], os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "storhfs-bench:", err)
 			os.Exit(1)
 		}
