@@ -62,24 +62,11 @@ func appendStringList(buf []byte, items []string) ([]byte, error) {
 			buf = append(buf, ',')
 		}
 		var err error
-		if buf, err = phpjson.AppendString(buf, s); err != nil {
+		if buf, err = appendJSONString(buf, s); err != nil {
 			return nil, err
 		}
 	}
 	return append(buf, ']'), nil
-}
-
-// readEntryObject decodes an entry file as PHP's read_jsonc_object does.
-// A missing file gives (nil, nil); an undecodable one is an error.
-func readEntryObject(path string) (*phpjson.Array, error) {
-	content, err := os.ReadFile(path)
-	if err != nil && absent(path, err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &PHPError{Msg: "Could not read storage file: " + path, Err: err}
-	}
-	return decodeJSONCObject(content, path)
 }
 
 // stringIDs returns the string members of obj["ids"] in order (PHP
@@ -110,26 +97,38 @@ func sortedUnique(ids []string) []string {
 	return out
 }
 
+// writtenEntries remembers, for one UpdateRecord, the ids each entry file
+// was left with by its removal step (nil: unlinked). The re-addition to
+// the same file then starts from these instead of reading back and
+// decoding what was just written; under the write lock nobody else writes
+// index files, so the result is the same as PHP's re-read.
+type writtenEntries map[string][]string
+
 // addToEntry is PHP merge_index_buckets for one file: union the ids already
 // stored at path (decoded; field and key are not checked) with add, sort,
-// and rewrite with the given field, key and value.
-func addToEntry(path, field, key string, value phpjson.Value, add []string) error {
-	content, err := mergedEntry(path, field, key, value, add)
+// and rewrite with the given field, key and value. written (may be nil)
+// supplies the stored ids when this call's removal step wrote path.
+func addToEntry(path, field, key string, value phpjson.Value, add []string, written writtenEntries) error {
+	var content []byte
+	var err error
+	if stored, ok := written[path]; ok {
+		ids := sortedUnique(append(append([]string(nil), stored...), add...))
+		e := entry{field: field, key: key, value: value, ids: ids}
+		content, err = e.encode()
+	} else {
+		content, err = mergedEntry(path, field, key, value, add)
+	}
 	if err != nil {
 		return err
 	}
 	return fsutil.WriteAtomic(path, content)
 }
 
-// mergedEntry returns the bytes addToEntry writes.
+// mergedEntry returns the bytes addToEntry writes, reading the stored ids.
 func mergedEntry(path, field, key string, value phpjson.Value, add []string) ([]byte, error) {
-	obj, err := readEntryObject(path)
+	_, ids, err := readEntry(path)
 	if err != nil {
 		return nil, err
-	}
-	var ids []string
-	if obj != nil {
-		ids = stringIDs(obj, "ids")
 	}
 	ids = sortedUnique(append(ids, add...))
 	e := entry{field: field, key: key, value: value, ids: ids}
@@ -139,9 +138,9 @@ func mergedEntry(path, field, key string, value phpjson.Value, add []string) ([]
 // removeFromEntry is PHP remove_id_from_entry: when path exists, its field
 // is a non-empty string and its key equals key, drop id; unlink the file when
 // no id remains (unlink errors ignored), else rewrite it with its own field,
-// key and stored value.
-func removeFromEntry(path, key, id string) error {
-	obj, err := readEntryObject(path)
+// key and stored value. What it leaves is recorded in written (may be nil).
+func removeFromEntry(path, key, id string, written writtenEntries) error {
+	obj, ids, err := readEntry(path)
 	if err != nil || obj == nil {
 		return err
 	}
@@ -152,7 +151,6 @@ func removeFromEntry(path, key, id string) error {
 	if k, ok := lookupString(obj, "key"); !ok || k != key {
 		return nil
 	}
-	ids := stringIDs(obj, "ids")
 	kept := ids[:0]
 	for _, x := range ids {
 		if x != id {
@@ -161,10 +159,22 @@ func removeFromEntry(path, key, id string) error {
 	}
 	kept = sortedUnique(kept)
 	if len(kept) == 0 {
-		_ = os.Remove(path)
+		if os.Remove(path) == nil { // a failed unlink leaves the file to be re-read
+			record(written, path, nil)
+		}
 		return nil
 	}
 	value, _ := obj.Lookup("value")
 	e := entry{field: field, key: key, value: value, ids: kept}
-	return e.write(path)
+	if err := e.write(path); err != nil {
+		return err
+	}
+	record(written, path, kept)
+	return nil
+}
+
+func record(written writtenEntries, path string, ids []string) {
+	if written != nil {
+		written[path] = ids
+	}
 }

@@ -3,7 +3,6 @@ package docindex
 import (
 	"encoding/hex"
 	"strconv"
-	"strings"
 
 	"github.com/zeebo/xxh3"
 
@@ -22,31 +21,54 @@ func FieldKey(field string) string { return hex.EncodeToString([]byte(field)) }
 //	int     i-<decimal, '-' as 'm'>         string  s-<hex> (<= 96 bytes) or s-<xxh128>
 //	bool    b-1 / b-0                        float   f-<G17, '-'->m '.'->d '+'->p>
 //	null    n                                array   z-<xxh128(PHP serialize)>
-func ValueKey(v phpjson.Value) string {
+func ValueKey(v phpjson.Value) string { return string(appendValueKey(nil, v)) }
+
+// appendValueKey appends VK(v) to dst.
+func appendValueKey(dst []byte, v phpjson.Value) []byte {
 	switch x := v.(type) {
 	case nil:
-		return "n"
+		return append(dst, 'n')
 	case bool:
 		if x {
-			return "b-1"
+			return append(dst, "b-1"...)
 		}
-		return "b-0"
+		return append(dst, "b-0"...)
 	case int64:
-		return "i-" + strings.Replace(strconv.FormatInt(x, 10), "-", "m", 1)
+		dst = append(dst, "i-"...)
+		if x < 0 {
+			dst = append(dst, 'm')
+			return strconv.AppendUint(dst, uint64(-(x+1))+1, 10) // -MinInt64 overflows int64
+		}
+		return strconv.AppendInt(dst, x, 10)
 	case float64:
-		return "f-" + floatKeyReplacer.Replace(g17(x))
+		return appendFloatKey(append(dst, "f-"...), g17(x))
 	case string:
 		if len(x) <= maxPlainStringKey {
-			return "s-" + hex.EncodeToString([]byte(x))
+			return appendHex(append(dst, "s-"...), x)
 		}
-		return "s-" + xxh128Hex([]byte(x))
+		return appendXXH128(append(dst, "s-"...), x)
 	default:
-		return "z-" + xxh128Hex(serialize(v))
+		return appendXXH128(append(dst, "z-"...), string(serialize(v)))
 	}
 }
 
-// floatKeyReplacer maps G17/F24 output to file-name-safe characters.
-var floatKeyReplacer = strings.NewReplacer("-", "m", ".", "d", "+", "p")
+// appendFloatKey appends a G17/F24 spelling with '-'->m '.'->d '+'->p, so
+// the key is file-name safe.
+func appendFloatKey(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '-':
+			c = 'm'
+		case '.':
+			c = 'd'
+		case '+':
+			c = 'p'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
 
 // RangeKey is RK(v), the sort key of range files (spec 7.2):
 //
@@ -55,28 +77,34 @@ var floatKeyReplacer = strings.NewReplacer("-", "m", ".", "d", "+", "p")
 //	string            s-<hex of all bytes>
 //	bool              b-1 / b-0
 //	null, array       z-<VK(v)>  (z-n, z-z-<hash>)
-func RangeKey(v phpjson.Value) string {
+func RangeKey(v phpjson.Value) string { return string(appendRangeKey(nil, v)) }
+
+// appendRangeKey appends RK(v) to dst.
+func appendRangeKey(dst []byte, v phpjson.Value) []byte {
 	switch x := v.(type) {
 	case int64:
+		dst = append(dst, "n-"...)
 		if x >= 0 {
-			s := strconv.FormatInt(x, 10)
-			if len(s) < 17 {
-				s = strings.Repeat("0", 17-len(s)) + s
+			var digits [20]byte
+			d := strconv.AppendInt(digits[:0], x, 10)
+			for i := len(d); i < 17; i++ {
+				dst = append(dst, '0')
 			}
-			return "n-" + s + "d000000"
+			dst = append(dst, d...)
+			return append(dst, "d000000"...)
 		}
-		return "n-" + floatKeyReplacer.Replace(f24(float64(x)))
+		return appendFloatKey(dst, f24(float64(x)))
 	case float64:
-		return "n-" + floatKeyReplacer.Replace(f24(x))
+		return appendFloatKey(append(dst, "n-"...), f24(x))
 	case string:
-		return "s-" + hex.EncodeToString([]byte(x))
+		return appendHex(append(dst, "s-"...), x)
 	case bool:
 		if x {
-			return "b-1"
+			return append(dst, "b-1"...)
 		}
-		return "b-0"
+		return append(dst, "b-0"...)
 	default:
-		return "z-" + ValueKey(v)
+		return appendValueKey(append(dst, "z-"...), v)
 	}
 }
 
@@ -90,13 +118,24 @@ func compoundKeyOf(vkA, vkB string) string {
 	buf = append(buf, vkA...)
 	buf = append(buf, 0)
 	buf = append(buf, vkB...)
-	return "c-" + xxh128Hex(buf)
+	return string(appendXXH128(append(make([]byte, 0, 34), "c-"...), string(buf)))
 }
 
 // xxh128Hex is PHP hash('xxh128'): XXH3-128, seed 0, high 64 bits first.
-func xxh128Hex(b []byte) string {
-	sum := xxh3.Hash128(b).Bytes() // big-endian, Hi first
-	return hex.EncodeToString(sum[:])
+func xxh128Hex(b []byte) string { return string(appendXXH128(nil, string(b))) }
+
+func appendXXH128(dst []byte, s string) []byte {
+	sum := xxh3.HashString128(s).Bytes() // big-endian, Hi first
+	return hex.AppendEncode(dst, sum[:])
+}
+
+// appendHex appends the lowercase hex of s's bytes.
+func appendHex(dst []byte, s string) []byte {
+	const digits = "0123456789abcdef"
+	for i := 0; i < len(s); i++ {
+		dst = append(dst, digits[s[i]>>4], digits[s[i]&15])
+	}
+	return dst
 }
 
 // indexable reports whether v is indexed at all (spec 7.3): null or a scalar.

@@ -22,6 +22,8 @@ type Manager struct {
 	defs    []Definition // sorted by field name
 	loadErr error        // manifest unreadable/undecodable: every use fails
 	pending []Definition // Define()d since the last Sync, merged by Sync
+
+	limits rebuildLimits // zero: PHP's; tests lower them to force flushes
 }
 
 // Open returns the manager of collectionDir and reads its manifest. The

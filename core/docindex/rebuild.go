@@ -2,6 +2,7 @@ package docindex
 
 import (
 	"os"
+	"sync"
 
 	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
@@ -10,6 +11,23 @@ import (
 // eqFlushIDs: equality/compound ids held in memory before they are merged
 // into their files mid-rebuild (PHP EQ_REBUILD_FLUSH_IDS).
 const eqFlushIDs = 1 << 20
+
+// rebuildLimits are the memory thresholds of a rebuild; zero fields mean
+// PHP's values (eqFlushIDs, rangeChunkEntries). They change when files are
+// written, never what is written.
+type rebuildLimits struct {
+	eqFlushIDs, rangeChunkEntries int
+}
+
+func (l rebuildLimits) withDefaults() rebuildLimits {
+	if l.eqFlushIDs <= 0 {
+		l.eqFlushIDs = eqFlushIDs
+	}
+	if l.rangeChunkEntries <= 0 {
+		l.rangeChunkEntries = rangeChunkEntries
+	}
+	return l
+}
 
 // Rebuild deletes entries/, recreates it empty and rebuilds every index
 // from src (spec 7.9; call under the write lock). It returns the number of
@@ -25,23 +43,24 @@ func (m *Manager) Rebuild(src RecordSource) (fields, entries int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	root := m.paths.entries()
-	// PHP ignores unlink/rmdir failures here. Only when the delete fully
-	// succeeded is entries/ known to hold no entry file to merge with.
-	fresh := os.RemoveAll(root) == nil
-	if err := fsutil.EnsureDir(root); err != nil {
-		return 0, 0, err
-	}
-	b := newRebuilder(m.paths, defs, fresh)
+	b := newRebuilder(m.paths, defs, m.limits.withDefaults())
+	go b.clear() // overlaps the reading of records; see cleared
 	if src != nil {
 		err = src(func(id string, data *phpjson.Array) error {
 			entries++
 			return b.add(id, data)
 		})
 		if err != nil {
+			// PHP fails at the mkdir before reading any record.
+			if cerr := b.cleared(); cerr != nil {
+				err = cerr
+			}
 			_ = b.w.wait() // no write outlives the call
 			return 0, 0, err
 		}
+	}
+	if err := b.cleared(); err != nil {
+		return 0, 0, err
 	}
 	if err := b.finish(); err != nil {
 		return 0, 0, err
@@ -49,25 +68,50 @@ func (m *Manager) Rebuild(src RecordSource) (fields, entries int, err error) {
 	return len(defs), entries, nil
 }
 
+// clear deletes and recreates entries/. It runs while the records are read
+// and collected, which touches no index file; every write, and every
+// return from Rebuild, waits for it first (cleared), so entries/ is gone
+// before anything is written and also when the source fails, as in PHP.
+func (b *rebuilder) clear() {
+	defer close(b.clearDone)
+	root := b.paths.entries()
+	// PHP ignores unlink/rmdir failures here. Only when the delete fully
+	// succeeded is entries/ known to hold no entry file to merge with.
+	b.fresh = os.RemoveAll(root) == nil
+	b.clearErr = fsutil.EnsureDir(root)
+}
+
+// cleared waits for clear and returns its mkdir error.
+func (b *rebuilder) cleared() error {
+	<-b.clearDone
+	return b.clearErr
+}
+
 // rebuilder accumulates one rebuild's entries and hands finished files to
 // its syncWriter.
 type rebuilder struct {
-	paths paths
-	defs  []defState
-	w     *syncWriter
-	made  map[string]bool // directories already created
+	paths  paths
+	limits rebuildLimits
+	defs   []defState
+	w      *syncWriter
+	made   map[string]bool // directories already created, guarded by madeMu
+	madeMu sync.Mutex
 
-	// fresh: entries/ was emptied, so an entry file needs merging with the
-	// disk only if an earlier flush of this rebuild wrote it (in flushed).
-	fresh   bool
-	flushed map[string]bool
+	// Set by clear before clearDone is closed. fresh: entries/ was
+	// emptied, so an entry file needs merging with the disk only if an
+	// earlier (mid-rebuild) flush wrote it; those paths are in flushed.
+	clearDone chan struct{}
+	clearErr  error
+	fresh     bool
+	flushed   map[string]bool
 
 	eqOrder  []*eqBucket           // held buckets, first-seen order
 	compound map[pairKey]*eqBucket // held compound buckets
 	eqIDs    int                   // ids held in all buckets
 
 	ranges *rangeCollector
-	pairs  []pairValue // scratch: one record's compound candidates
+	pairs  []*eqBucket // scratch: one record's non-unique equality buckets
+	vk     []byte      // scratch: one VK
 }
 
 // defState is one definition plus its held equality buckets.
@@ -84,25 +128,19 @@ type eqBucket struct {
 	ids             []string      // source order
 }
 
-// pairKey names a compound bucket: the definitions' indexes and values' VKs.
-type pairKey struct {
-	left, right int
-	vkL, vkR    string
-}
+// pairKey names a compound bucket by its two equality buckets, which stand
+// for (left field, VK) and (right field, VK).
+type pairKey struct{ left, right *eqBucket }
 
-type pairValue struct {
-	def int
-	vk  string
-}
-
-func newRebuilder(p paths, defs []Definition, fresh bool) *rebuilder {
+func newRebuilder(p paths, defs []Definition, limits rebuildLimits) *rebuilder {
 	b := &rebuilder{
-		paths:    p,
-		w:        newSyncWriter(rebuildWriters),
-		made:     map[string]bool{},
-		fresh:    fresh,
-		flushed:  map[string]bool{},
-		compound: map[pairKey]*eqBucket{},
+		paths:     p,
+		limits:    limits,
+		w:         newSyncWriter(rebuildWriters),
+		made:      map[string]bool{},
+		clearDone: make(chan struct{}),
+		flushed:   map[string]bool{},
+		compound:  map[pairKey]*eqBucket{},
 	}
 	b.ranges = newRangeCollector(p, b.w, b.ensureDir)
 	for _, d := range defs {
@@ -135,9 +173,10 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 			}
 			continue
 		}
-		vk := ValueKey(v)
-		bk := d.buckets[vk]
+		b.vk = appendValueKey(b.vk[:0], v)
+		bk := d.buckets[string(b.vk)] // no allocation for the lookup
 		if bk == nil {
+			vk := string(b.vk)
 			bk = &eqBucket{dir: d.dir, field: d.Field, key: vk, value: v}
 			d.buckets[vk] = bk
 			b.eqOrder = append(b.eqOrder, bk)
@@ -145,7 +184,7 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 		bk.ids = append(bk.ids, id)
 		b.eqIDs++
 		if !d.Unique {
-			b.pairs = append(b.pairs, pairValue{i, vk})
+			b.pairs = append(b.pairs, bk)
 		}
 	}
 	for i := 0; i < len(b.pairs)-1; i++ {
@@ -153,8 +192,15 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 			b.addCompound(b.pairs[i], b.pairs[j], id)
 		}
 	}
-	if b.eqIDs >= eqFlushIDs {
-		if err := b.flushEq(); err != nil {
+	eqFull := b.eqIDs >= b.limits.eqFlushIDs
+	rangeFull := b.ranges.held >= b.limits.rangeChunkEntries
+	if eqFull || rangeFull {
+		if err := b.cleared(); err != nil {
+			return err
+		}
+	}
+	if eqFull {
+		if err := b.flushEq(false); err != nil {
 			return err
 		}
 		// A later flush may merge into these files: they must be complete.
@@ -162,21 +208,20 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 			return err
 		}
 	}
-	if b.ranges.held >= rangeChunkEntries {
+	if rangeFull {
 		return b.ranges.flush()
 	}
 	return nil
 }
 
-func (b *rebuilder) addCompound(l, r pairValue, id string) {
-	k := pairKey{l.def, r.def, l.vk, r.vk}
+func (b *rebuilder) addCompound(l, r *eqBucket, id string) {
+	k := pairKey{l, r}
 	bk := b.compound[k]
 	if bk == nil {
-		left, right := b.defs[l.def].Field, b.defs[r.def].Field
 		bk = &eqBucket{
-			dir:   b.paths.compoundDir(left, right),
-			field: left + "\t" + right,
-			key:   compoundKeyOf(l.vk, r.vk),
+			dir:   b.paths.compoundDir(l.field, r.field),
+			field: l.field + "\t" + r.field,
+			key:   compoundKeyOf(l.key, r.key),
 		}
 		b.compound[k] = bk
 		b.eqOrder = append(b.eqOrder, bk)
@@ -186,15 +231,18 @@ func (b *rebuilder) addCompound(l, r pairValue, id string) {
 }
 
 // flushEq hands every held bucket to the writer (PHP merge_index_buckets)
-// and forgets them. The writes complete in the background.
-func (b *rebuilder) flushEq() error {
+// and forgets them. The writes complete in the background. Paths are
+// remembered for later flushes unless this is the final one.
+func (b *rebuilder) flushEq(final bool) error {
 	for _, bk := range b.eqOrder {
 		if err := b.ensureDir(bk.dir); err != nil {
 			return err
 		}
 		path := bk.dir + "/" + bk.key + ".jsonc"
 		merge := !b.fresh || b.flushed[path]
-		b.flushed[path] = true
+		if !final {
+			b.flushed[path] = true
+		}
 		b.w.write(nil, path, func() ([]byte, error) {
 			if merge {
 				return mergedEntry(path, bk.field, bk.key, bk.value, bk.ids)
@@ -213,22 +261,30 @@ func (b *rebuilder) flushEq() error {
 }
 
 // finish flushes everything, merges the range chunks into main and sparse
-// files, deletes the chunks and makes it all durable.
+// files, deletes the chunks and makes it all durable. The range merge is
+// CPU work and runs while the entry files are being written and fsynced.
 func (b *rebuilder) finish() error {
-	if err := b.flushEq(); err != nil {
-		_ = b.w.wait()
-		return err
+	type merged struct {
+		chunks []string
+		err    error
 	}
-	// The range merge is CPU work; it overlaps the entry files' fsyncs.
-	chunks, err := b.ranges.finish()
-	if err != nil {
-		_ = b.w.wait()
-		return err
+	done := make(chan merged, 1)
+	go func() {
+		chunks, err := b.ranges.finish()
+		done <- merged{chunks, err}
+	}()
+	eqErr := b.flushEq(true)
+	m := <-done
+	werr := b.w.wait()
+	switch {
+	case eqErr != nil:
+		return eqErr
+	case werr != nil:
+		return werr
+	case m.err != nil:
+		return m.err
 	}
-	if err := b.w.wait(); err != nil {
-		return err
-	}
-	for _, c := range chunks {
+	for _, c := range m.chunks {
 		_ = os.Remove(c)
 	}
 	return b.w.syncDirs()
@@ -237,6 +293,8 @@ func (b *rebuilder) finish() error {
 // ensureDir creates dir (and parents) once per rebuild and marks it and
 // its parents up to entries/ for the final directory fsync.
 func (b *rebuilder) ensureDir(dir string) error {
+	b.madeMu.Lock()
+	defer b.madeMu.Unlock()
 	if b.made[dir] {
 		return nil
 	}

@@ -41,9 +41,49 @@ type rangeCollector struct {
 // rangeField is one range field's held lines and written chunks.
 type rangeField struct {
 	name   string
-	lines  [][]byte
+	held   lineArena
 	chunks []string       // chunk files submitted, in order
+	bytes  int            // total size of the chunk files
 	saved  sync.WaitGroup // marks the chunk writes done
+}
+
+// lineArena stores lines in 256 KiB blocks, each line contiguous in one
+// block: one allocation per block instead of one per line, and no copying
+// as the arena grows (appending to a growing slice would copy it again and
+// again). lines are views into the blocks, in insertion order.
+type lineArena struct {
+	block []byte // current block, lines are appended to it
+	lines [][]byte
+	size  int // total bytes of all lines
+}
+
+const (
+	arenaBlock   = 256 << 10
+	arenaMinRoom = 1 << 10 // a typical line is ~130 bytes
+)
+
+// start returns the buffer to append the next line to.
+func (a *lineArena) start() []byte {
+	if cap(a.block)-len(a.block) < arenaMinRoom {
+		a.block = make([]byte, 0, arenaBlock)
+	}
+	return a.block
+}
+
+// commit records buf[from:] as a line; buf is start()'s buffer after
+// appends (reallocated by append if the line outgrew the block: the old
+// block's lines keep their views).
+func (a *lineArena) commit(buf []byte, from int) {
+	line := buf[from:len(buf):len(buf)]
+	a.block = buf
+	a.lines = append(a.lines, line)
+	a.size += len(line)
+}
+
+// sorted sorts the lines bytewise and returns them.
+func (a *lineArena) sorted() [][]byte {
+	slices.SortFunc(a.lines, bytes.Compare)
+	return a.lines
 }
 
 func newRangeCollector(p paths, w *syncWriter, ensureDir func(string) error) *rangeCollector {
@@ -52,49 +92,64 @@ func newRangeCollector(p paths, w *syncWriter, ensureDir func(string) error) *ra
 
 // add holds the main-file line of id's value v in field.
 func (c *rangeCollector) add(field, id string, v phpjson.Value) error {
-	rk, vk := RangeKey(v), ValueKey(v)
-	buf := make([]byte, 0, 2*len(rk)+len(vk)+len(id)+96)
-	buf = append(buf, rk...)
-	buf = append(buf, '\t')
-	buf = append(buf, vk...)
-	buf = append(buf, '\t')
-	buf, err := appendRangeLine(buf, rk, v, []string{id}, []string{})
-	if err != nil {
-		return err
-	}
 	f := c.fields[field]
 	if f == nil {
 		f = &rangeField{name: field}
 		c.fields[field] = f
 		c.order = append(c.order, f)
 	}
-	f.lines = append(f.lines, buf)
+	a := &f.held
+	buf := a.start()
+	from := len(buf)
+	buf = appendRangeKey(buf, v)
+	rkEnd := len(buf)
+	buf = append(buf, '\t')
+	buf = appendValueKey(buf, v)
+	buf = append(buf, '\t')
+	// The line is appendRangeLine(rk, v, [id], []) spelled out. RK is
+	// made of [0-9A-Za-z-] only, so its JSON string is the RK in quotes.
+	buf = append(buf, `{"key":"`...)
+	buf = append(buf, buf[from:rkEnd]...)
+	buf = append(buf, `","value":`...)
+	buf, err := appendJSON(buf, v)
+	if err == nil {
+		buf = append(buf, `,"count":1,"ids":[`...)
+		buf, err = appendJSONString(buf, id)
+	}
+	if err != nil {
+		return err // the partial line stays beyond the arena's views
+	}
+	buf = append(buf, "],\"remove\":[]}\n"...)
+	a.commit(buf, from)
 	c.held++
 	return nil
 }
 
 // flush writes the held lines of each field (in field-name order) as one
 // sorted chunk file .chunks/<FK>-<n>.jsonl, n counting per field from 0.
-// The writes complete in the background.
+// Sorting and writing happen in the background; the field starts a new
+// arena.
 func (c *rangeCollector) flush() error {
 	if err := c.ensureDir(c.paths.chunksDir()); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(c.fields))
 	for name, f := range c.fields {
-		if len(f.lines) > 0 {
+		if len(f.held.lines) > 0 {
 			names = append(names, name)
 		}
 	}
 	sort.Strings(names)
 	for _, name := range names {
 		f := c.fields[name]
-		slices.SortFunc(f.lines, bytes.Compare)
-		content := bytes.Join(f.lines, nil)
+		held := f.held
+		f.held = lineArena{}
 		path := c.paths.chunk(name, len(f.chunks))
 		f.chunks = append(f.chunks, path)
-		f.lines = nil
-		c.w.write(&f.saved, path, func() ([]byte, error) { return content, nil })
+		f.bytes += held.size
+		c.w.write(&f.saved, path, func() ([]byte, error) {
+			return bytes.Join(held.sorted(), nil), nil
+		})
 	}
 	c.held = 0
 	return nil
@@ -112,16 +167,16 @@ func (c *rangeCollector) finish() (chunks []string, err error) {
 		}
 	}
 	for _, f := range c.order {
-		slices.SortFunc(f.lines, bytes.Compare)
+		held := f.held.sorted()
 		f.saved.Wait() // the chunk files are complete (or failed)
-		main, idx, err := mergeRangeLines(f.chunks, f.lines)
+		main, idx, err := mergeRangeLines(f.chunks, held, f.bytes+f.held.size)
 		if err != nil {
 			if werr := c.w.wait(); werr != nil {
 				return nil, werr // a failed chunk write explains a failed read
 			}
 			return nil, err
 		}
-		f.lines = nil
+		f.held = lineArena{}
 		c.w.write(nil, c.paths.rangeMain(f.name), func() ([]byte, error) { return main, nil })
 		c.w.write(nil, c.paths.rangeIdx(f.name), func() ([]byte, error) { return idx, nil })
 		chunks = append(chunks, f.chunks...)
@@ -133,7 +188,9 @@ func (c *rangeCollector) finish() (chunks []string, err error) {
 // lines into the main file's bytes (the chunk lines without "RK\tVK\t")
 // and the sparse index: one checkpoint {"key":RK,"offset":byte offset}
 // per sparseStride lines, counted from line 0.
-func mergeRangeLines(chunkPaths []string, held [][]byte) (main, idx []byte, err error) {
+// sizeHint (the input bytes, prefixes included) presizes the main buffer.
+func mergeRangeLines(chunkPaths []string, held [][]byte, sizeHint int) (main, idx []byte, err error) {
+	main = make([]byte, 0, sizeHint)
 	sources := make([]*sortedLines, 0, len(chunkPaths)+1)
 	defer func() {
 		for _, s := range sources {

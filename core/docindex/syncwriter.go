@@ -12,26 +12,25 @@ import (
 )
 
 // rebuildWriters bounds the files a rebuild writes at once. Each write ends
-// in its own fsync; ext4 commits concurrent fsyncs in one journal
-// transaction, so a few dozen in flight turn ~100 sequential commits into a
-// handful while keeping the fds and encoded buffers held small.
+// in its own fsync; concurrent fsyncs overlap their device writes and cache
+// flushes (and ext4 with a journal commits them in one transaction), while
+// the bound keeps the open fds, threads and encoded buffers few.
 const rebuildWriters = 32
 
-// syncWriter writes a rebuild's files concurrently with the guarantee of
-// write_atomic (spec 4.2) at the time Wait... returns, but not per file:
+// syncWriter writes a rebuild's files concurrently. Per file it does what
+// fsutil.WriteAtomic (spec 4.2) does, except the directory fsync:
 //
 //   - every file is written to its own temp, fsynced, closed and renamed
-//     into place, exactly as fsutil.WriteAtomic (same temp names, modes and
-//     error texts);
+//     into place (same temp names, modes and error texts);
 //   - the parent directory is NOT fsynced after each rename; syncDirs
-//     fsyncs every directory that received a rename (and every directory
-//     the rebuild created, plus its parent) once, after all renames.
+//     fsyncs every directory that received a rename, and every directory
+//     the rebuild created or emptied (markDir), once, after all renames.
 //
 // Intentional difference from PHP, which fsyncs the directory after every
 // file: what is durable when Rebuild returns is the same (every file's data
 // and every directory entry), only the intermediate states a crash during
-// the rebuild can leave differ, and those are garbage either way (entries/
-// was deleted first; verify() reports the drift and reindex() redoes it).
+// the rebuild can leave differ, and those are incomplete either way
+// (entries/ was deleted first; verify() reports it, reindex() redoes it).
 type syncWriter struct {
 	sem chan struct{} // one token per write in flight
 
@@ -49,9 +48,10 @@ func newSyncWriter(limit int) *syncWriter {
 }
 
 // write replaces path with the bytes produce returns, in the background.
+// Writes in flight must have different paths (the last rename would win).
 // done (may be nil) is marked when this write has finished. After a failure
-// further writes are skipped; Err reports the failure of the earliest
-// submission, so the error does not depend on scheduling.
+// later submissions are skipped; wait reports the failure of the earliest
+// submission that failed (not the first to fail in time).
 func (w *syncWriter) write(done *sync.WaitGroup, path string, produce func() ([]byte, error)) {
 	w.mu.Lock()
 	seq := w.seq
