@@ -18,8 +18,8 @@ func TestReadThroughMount(t *testing.T) {
 	m := startMount(t, root)
 
 	t.Run("collections and namespaces", func(t *testing.T) {
-		if got := runOK(t, "", "ls", "-a", m.dir); fmt.Sprint(strings.Fields(got)) != "[app notes pages]" {
-			t.Errorf("ls -a root = %q, want app notes pages (storh metadata hidden)", got)
+		if got := runOK(t, "", "ls", "-a", m.dir); fmt.Sprint(strings.Fields(got)) != "[app events jobs notes pages]" {
+			t.Errorf("ls -a root = %q, want app events jobs notes pages (storh metadata hidden)", got)
 		}
 		if got := strings.TrimSpace(runOK(t, "", "ls", m.path("app"))); got != "users" {
 			t.Errorf("ls app = %q, want users", got)

@@ -111,8 +111,10 @@ func demoLog(root, name string, n int) error {
 	return nil
 }
 
-// demoQueue enqueues n jobs, claims half of them and completes half of those.
+// demoQueue enqueues n jobs (at least 4), claims half of them and completes
+// half of those.
 func demoQueue(root, name string, n int) error {
+	n = max(n, 4)
 	q, err := queue.Open(root, name, queue.Options{})
 	if err != nil {
 		return fmt.Errorf("demo %s: %w", name, err)
