@@ -116,10 +116,6 @@ func fsList(root, rel string) *phpjson.Array {
 
 // stringMember returns op[name] when it is a string.
 func stringMember(op *phpjson.Array, name string) (string, bool) {
-	v, ok := op.Lookup(name)
-	if !ok {
-		return "", false
-	}
-	s, ok := v.(string)
+	s, ok := OpValue(op, name).(string)
 	return s, ok
 }

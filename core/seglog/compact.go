@@ -67,9 +67,7 @@ func (l *Log) compactLocked() error {
 		o.stats.sparse = nil
 		l.stats[seg] = o.stats
 		for _, m := range o.moved {
-			if loc, ok := l.state.ids[m.id]; ok {
-				loc.seg, loc.off = seg, m.off
-			}
+			l.state.move(m.id, seg, m.off)
 		}
 	}
 	l.dropReaders()
@@ -141,7 +139,7 @@ func (cw *compactWriter) copySegment(file string, seg int32) ([]string, error) {
 			}
 			op, idB, fast = env.op, []byte(env.id), false
 		}
-		loc, known := l.state.ids[string(idB)]
+		loc, known := l.state.lookup(idB)
 		current := known && loc.seg == seg && loc.off == off
 		switch op {
 		case opDelete:

@@ -22,7 +22,7 @@ func (l *Log) Get(id string) (*Record, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	loc, ok := l.state.ids[id]
+	loc, ok := l.state.lookupString(id)
 	if !ok || loc.deleted {
 		return nil, nil
 	}
@@ -214,7 +214,7 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 		if ordered && q.hasUpper && env.id > q.upper {
 			break
 		}
-		if !l.state.isCurrent([]byte(env.id), seg, off) {
+		if !l.isCurrentLine(line, env.id, seg, off) {
 			continue
 		}
 		if !uuidv7.Valid(env.id) {
@@ -236,4 +236,16 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 		}
 	}
 	return false, sc.Err()
+}
+
+// isCurrentLine reports whether the line at (seg, off), whose full decode
+// gave id, is the current location of a live id. A sequential index
+// knows every replayed line is current, but for the id the replay's fast
+// validation read, which a foreign line's full decode may contradict.
+func (l *view) isCurrentLine(line []byte, id string, seg int32, off int64) bool {
+	if l.state.sequential {
+		_, rid, _, err := validateFast(line)
+		return err == nil && string(rid) == id
+	}
+	return l.state.isCurrent([]byte(id), seg, off)
 }

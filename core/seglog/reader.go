@@ -56,6 +56,19 @@ type Snapshot struct {
 	sizeOnce sync.Once
 	size     int64
 	sizeErr  error
+
+	// recordsSize is the records view's size counted during the replay,
+	// valid when recordsExact (see segReplay.recordsBytes).
+	recordsSize  int64
+	recordsExact bool
+	// trusted holds, for a sequential snapshot, the inode of each segment
+	// whose replayed prefix is all canonical puts with valid ids (see
+	// RecordLines).
+	trusted map[int32]uint64
+
+	fullOnce sync.Once
+	full     *view
+	fullErr  error
 }
 
 // snapshotRetries bounds restarts when a referenced compact-* file vanished
@@ -85,14 +98,27 @@ func (r *Reader) snapshotOnce() (*Snapshot, bool, error) {
 }
 
 // snapshotOf replays the segments m lists; vanished reports a listed
-// compact-* file that is missing.
+// compact-* file that is missing. The replay first assumes an append-only
+// log of increasing ids (a sequential index, no per-id memory, and the
+// records view's size counted on the way); the first line contradicting
+// that starts it over with a full index.
 func (r *Reader) snapshotOf(m *manifest) (*Snapshot, bool, error) {
-	s := &Snapshot{dir: r.dir}
+	s, vanished, err := r.replayInto(m, newSequentialIndex())
+	if err != nil || !s.v.state.broken {
+		return s, vanished, err
+	}
+	return r.replayInto(m, newStateIndexFor(m))
+}
+
+// replayInto replays m's segments into state; it returns early once a
+// sequential state breaks.
+func (r *Reader) replayInto(m *manifest, state *stateIndex) (*Snapshot, bool, error) {
+	s := &Snapshot{dir: r.dir, recordsExact: state.sequential, trusted: map[int32]uint64{}}
 	s.v = view{
 		segDir: r.dir + "/" + segmentsDirName,
 		man:    m,
 		segs:   newSegTable(),
-		state:  newStateIndexFor(m),
+		state:  state,
 		stats:  map[int32]*segStats{},
 		limits: map[int32]int64{},
 		sparse: newSparseCache(),
@@ -105,6 +131,9 @@ func (r *Reader) snapshotOf(m *manifest) (*Snapshot, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
+		if state.broken {
+			return s, false, nil
+		}
 		info := SegmentInfo{File: e.file, Sealed: e != m.active, Missing: res.missing}
 		if res.missing {
 			if strings.HasPrefix(e.file, "compact-") {
@@ -116,10 +145,39 @@ func (r *Reader) snapshotOf(m *manifest) (*Snapshot, bool, error) {
 			info.PayloadBytes, info.Err, info.ErrOffset = res.payloadBytes, res.bad, res.badOff
 			s.v.stats[seg] = res.stats
 			s.v.limits[seg] = res.end
+			s.recordsSize += res.recordsBytes
+			s.recordsExact = s.recordsExact && res.recordsExact
+			if state.sequential && res.recordsExact && res.ino != 0 {
+				s.trusted[seg] = res.ino
+			}
 		}
 		s.segments = append(s.segments, info)
 	}
 	return s, vanished, nil
+}
+
+// fullView is the snapshot's view with a full state index: the view
+// itself, or, for a sequential snapshot, one whose index is built (once)
+// by replaying the same valid prefixes. Get and Verify need it.
+func (s *Snapshot) fullView() (*view, error) {
+	if !s.v.state.sequential {
+		return &s.v, nil
+	}
+	s.fullOnce.Do(func() {
+		state := newStateIndexFor(s.v.man)
+		buf := make([]byte, scanBufSize)
+		for _, e := range s.v.man.segments() {
+			seg := s.v.segs.id(e.file)
+			if _, err := replaySegmentTo(s.v.segDir+"/"+e.file, seg, replayRead, state, 0, buf, s.v.readLimit(seg)); err != nil {
+				s.fullErr = err
+				return
+			}
+		}
+		v := s.v
+		v.state = state
+		s.full = &v
+	})
+	return s.full, s.fullErr
 }
 
 // Segments lists the manifest's segments in logical order (sealed, then
@@ -150,12 +208,16 @@ func (s *Snapshot) Stream(q StreamQuery, fn func(Record) error) error {
 
 // Get returns the live record id, or nil.
 func (s *Snapshot) Get(id string) (*Record, error) {
-	loc, ok := s.v.state.ids[id]
+	v, err := s.fullView()
+	if err != nil {
+		return nil, err
+	}
+	loc, ok := v.state.lookupString(id)
 	if !ok || loc.deleted {
 		return nil, nil
 	}
-	name := s.v.segs.names[loc.seg]
-	f, err := os.Open(s.v.segDir + "/" + name)
+	name := v.segs.names[loc.seg]
+	f, err := os.Open(v.segDir + "/" + name)
 	if err != nil {
 		return nil, &SegmentOpenError{File: name, Err: err}
 	}
@@ -163,12 +225,9 @@ func (s *Snapshot) Get(id string) (*Record, error) {
 	return readRecordAt(f, loc.off, id)
 }
 
-// Records yields every live record in stream order as the canonical line
-// {"id":<id>,"data":<data>}\n (data as PHP reads it, encoded like storh).
-// A line that cannot be decoded (live or not: the state cannot tell before
-// decoding) is yielded as (nil, *LineError) and
-// skipped; iteration goes on. The line slice is reused between yields.
-func (s *Snapshot) Records() iter.Seq2[[]byte, error] {
+// recordsByStream is Records through the generic stream (the reference
+// RecordLines is tested against).
+func (s *Snapshot) recordsByStream() iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		var out []byte
 		stopped := false
@@ -204,9 +263,13 @@ func (s *Snapshot) Records() iter.Seq2[[]byte, error] {
 	}
 }
 
-// RecordsSize is the exact byte size of everything Records yields
-// (computed once per snapshot by one encoding pass).
+// RecordsSize is the exact byte size of everything Records yields: known
+// from the replay for an append-only log of canonical lines (see
+// KnownRecordsSize), else computed once per snapshot by one pass.
 func (s *Snapshot) RecordsSize() (int64, error) {
+	if n, ok := s.KnownRecordsSize(); ok {
+		return n, nil
+	}
 	s.sizeOnce.Do(func() {
 		for line, err := range s.Records() {
 			if err != nil {

@@ -52,11 +52,17 @@ func (s *Snapshot) Stats() Stats {
 // would have created.
 func (s *Snapshot) Verify() Health {
 	h := Health{Errors: []string{}}
+	full, err := s.fullView()
+	if err != nil {
+		h.Errors = append(h.Errors, err.Error())
+		h.Stats = s.Stats()
+		return h
+	}
 	buf := make([]byte, scanBufSize)
-	if err := verifyReplay(s.v.segDir, s.v.man, s.v.segs, s.v.state, buf); err != nil {
+	if err := verifyReplay(full.segDir, full.man, full.segs, full.state, buf); err != nil {
 		h.Errors = append(h.Errors, err.Error())
 	}
-	v := s.v
+	v := *full
 	v.man = withoutMissingActive(v.segDir, v.man)
 	v.limits = nil // the stream reads every segment to EOF, past the valid prefix
 	v.buf = buf
@@ -94,14 +100,8 @@ func verifyReplay(segDir string, m *manifest, segs *segTable, state *stateIndex,
 			return err
 		}
 	}
-	if len(fresh.ids) != len(state.ids) {
+	if !fresh.sameAs(state) {
 		return ErrStateDrift
-	}
-	for id, a := range fresh.ids {
-		b, ok := state.ids[id]
-		if !ok || *a != *b {
-			return ErrStateDrift
-		}
 	}
 	return nil
 }

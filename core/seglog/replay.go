@@ -3,6 +3,7 @@ package seglog
 import (
 	"errors"
 	"os"
+	"syscall"
 )
 
 // replayMode selects how a segment's lines are validated and what happens
@@ -32,13 +33,27 @@ type segReplay struct {
 	// payloadBytes is the sum of len(payload)+1 over the valid lines: the
 	// size of the segment with its framing stripped.
 	payloadBytes int64
+	// recordsBytes is the size of the records.ndjson lines of the valid
+	// lines, counted only with a sequential index (every line current)
+	// and exact only while recordsExact: a line whose output cannot be
+	// told from its bytes alone clears it.
+	recordsBytes int64
+	recordsExact bool
+	ino          uint64 // the file replayed (0 when unknown)
 }
 
 // replaySegment applies every valid line of path to st (as segment seg)
 // and returns the segment's statistics. interval > 0 collects sparse
 // offsets. In replayVerify mode an invalid line is returned as error.
 func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte) (segReplay, error) {
-	res := segReplay{stats: newSegStats(interval)}
+	return replaySegmentTo(path, seg, mode, st, interval, buf, -1)
+}
+
+// replaySegmentTo is replaySegment reading only the first limit bytes
+// (limit < 0: to EOF). A sequential index that breaks ends the replay
+// early: the caller starts over with a full index.
+func replaySegmentTo(path string, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte, limit int64) (segReplay, error) {
+	res := segReplay{stats: newSegStats(interval), recordsExact: true}
 	var f *os.File
 	var err error
 	if mode == replayRecover {
@@ -51,7 +66,9 @@ func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, inte
 		return res, nil
 	}
 	defer f.Close()
-	sc := newLineScanner(f, 0, -1, buf)
+	res.ino = inodeOf(f)
+	sc := newLineScanner(f, 0, limit, buf)
+	var canon canonChecker
 	for {
 		line, off, _, ok := sc.line()
 		if !ok {
@@ -62,6 +79,7 @@ func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, inte
 		var id []byte
 		var lineErr error
 		var plen int
+		var data []byte
 		if mode == replayVerify {
 			var env envelope
 			payload, perr := frameFull(line)
@@ -73,7 +91,7 @@ func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, inte
 			}
 			op, id, plen = env.op, []byte(env.id), len(payload)
 		} else {
-			op, id, plen, lineErr = validateFast(line)
+			op, id, data, plen, lineErr = validateFastData(line)
 		}
 		if lineErr != nil {
 			res.bad, res.badOff = lineErr, off
@@ -88,6 +106,16 @@ func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, inte
 			break
 		}
 		st.apply(id, op, seg, off)
+		if st.sequential {
+			if st.broken {
+				return res, nil
+			}
+			if n, ok := recordLineLen(&canon, line, id, data, plen); ok {
+				res.recordsBytes += n
+			} else {
+				res.recordsExact = false
+			}
+		}
 		res.stats.add(id, off)
 		res.stats.end = off + int64(len(line))
 		res.end = off + int64(len(line))
@@ -102,20 +130,39 @@ func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, inte
 // validateFast is PHP's open/recover validation of one raw line: framing,
 // then the envelope fast path, else the full decode.
 func validateFast(line []byte) (op opKind, id []byte, payloadLen int, err error) {
+	op, id, _, payloadLen, err = validateFastData(line)
+	return op, id, payloadLen, err
+}
+
+// validateFastData is validateFast also returning the raw data JSON of a
+// put the fast path recognised (nil otherwise).
+func validateFastData(line []byte) (op opKind, id, data []byte, payloadLen int, err error) {
 	payload, err := frameFast(line)
 	if err != nil {
-		return 0, nil, 0, err
+		return 0, nil, nil, 0, err
 	}
-	if op, id, _, ok := fastEnvelope(payload); ok {
-		return op, id, len(payload), nil
+	if op, id, data, ok := fastEnvelope(payload); ok {
+		return op, id, data, len(payload), nil
 	}
 	env, err := decodeEnvelope(payload)
 	if err != nil {
-		return 0, nil, 0, err
+		return 0, nil, nil, 0, err
 	}
-	return env.op, []byte(env.id), len(payload), nil
+	return env.op, []byte(env.id), nil, len(payload), nil
 }
 
 var errNotExist = os.ErrNotExist
 
 func isNotExist(err error) bool { return errors.Is(err, errNotExist) }
+
+// inodeOf is f's inode number, 0 when unknown.
+func inodeOf(f *os.File) uint64 {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}

@@ -2,33 +2,39 @@ package seglog
 
 // location is where an id's latest line is (spec 4.1).
 type location struct {
+	off     int64
 	seg     int32 // index into segNames
 	deleted bool
-	off     int64
 }
+
+// idKey is a canonical id (lowercase 8-4-4-4-12 hex, as PHP generates)
+// packed into its 16 bytes.
+type idKey [16]byte
 
 // stateIndex is the derived state index: id -> latest location. It holds
 // one entry per id ever seen (live or tombstoned), never line bytes.
+// Canonical ids are keyed by their 16 bytes; any other spelling (upper
+// case, foreign ids) by its exact bytes, since ids compare bytewise.
+//
+// A sequential index (newSequentialIndex) holds no entries at all: it
+// stands for a replay in which every line so far was a put of an id
+// greater than the previous line's, so every line is the current, live
+// location of its id. The first line breaking that rule sets broken and
+// is not recorded; the caller then replays again with a full index.
 type stateIndex struct {
-	ids     map[string]*location
+	uuids   map[idKey]location
+	other   map[string]location
 	live    int
 	deleted int
-	slab    []location // locations are carved from chunks to spare allocations
+
+	sequential bool
+	broken     bool
+	lastID     []byte
 }
 
-const slabSize = 1024
-
-func (s *stateIndex) newLocation(l location) *location {
-	if len(s.slab) == 0 {
-		s.slab = make([]location, slabSize)
-	}
-	p := &s.slab[0]
-	*p = l
-	s.slab = s.slab[1:]
-	return p
+func newStateIndex() *stateIndex {
+	return &stateIndex{uuids: map[idKey]location{}, other: map[string]location{}}
 }
-
-func newStateIndex() *stateIndex { return &stateIndex{ids: make(map[string]*location)} }
 
 // newStateIndexFor sizes the index for the lines a manifest lists (an
 // upper bound of its ids when the stats are current), sparing map growth
@@ -41,14 +47,94 @@ func newStateIndexFor(m *manifest) *stateIndex {
 		}
 	}
 	const maxHint = 1 << 20 // a hostile manifest must not force a huge allocation
-	return &stateIndex{ids: make(map[string]*location, min(lines, maxHint))}
+	return &stateIndex{uuids: make(map[idKey]location, min(lines, maxHint)), other: map[string]location{}}
 }
+
+// newSequentialIndex is an index in sequential mode (see stateIndex).
+func newSequentialIndex() *stateIndex { return &stateIndex{sequential: true} }
+
+// parseIDKey packs a canonical id; ok is false for any other spelling.
+func parseIDKey[T ~string | ~[]byte](id T) (k idKey, ok bool) {
+	if len(id) != idLen {
+		return k, false
+	}
+	j := 0
+	var hi byte
+	half := false
+	for i := 0; i < idLen; i++ {
+		c := id[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return k, false
+			}
+			continue
+		}
+		var v byte
+		switch {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		default:
+			return k, false
+		}
+		if half {
+			k[j] = hi<<4 | v
+			j++
+		} else {
+			hi = v
+		}
+		half = !half
+	}
+	return k, true
+}
+
+func (s *stateIndex) lookup(id []byte) (location, bool) {
+	if k, ok := parseIDKey(id); ok {
+		loc, ok := s.uuids[k]
+		return loc, ok
+	}
+	loc, ok := s.other[string(id)]
+	return loc, ok
+}
+
+func (s *stateIndex) lookupString(id string) (location, bool) {
+	if k, ok := parseIDKey(id); ok {
+		loc, ok := s.uuids[k]
+		return loc, ok
+	}
+	loc, ok := s.other[id]
+	return loc, ok
+}
+
+func (s *stateIndex) store(id []byte, loc location) {
+	if k, ok := parseIDKey(id); ok {
+		s.uuids[k] = loc
+		return
+	}
+	s.other[string(id)] = loc
+}
+
+// entries is the number of ids (live and tombstoned).
+func (s *stateIndex) entries() int { return len(s.uuids) + len(s.other) }
 
 // apply makes (seg, off) the latest location of id. Any op other than
 // delete makes the id live.
 func (s *stateIndex) apply(id []byte, op opKind, seg int32, off int64) {
+	if s.sequential {
+		if s.broken {
+			return
+		}
+		if op != opPut || (s.live > 0 && string(id) <= string(s.lastID)) {
+			s.broken = true
+			return
+		}
+		s.lastID = append(s.lastID[:0], id...)
+		s.live++
+		return
+	}
 	del := op == opDelete
-	if loc, ok := s.ids[string(id)]; ok {
+	if loc, ok := s.lookup(id); ok {
 		if loc.deleted != del {
 			if del {
 				s.live--
@@ -58,10 +144,10 @@ func (s *stateIndex) apply(id []byte, op opKind, seg int32, off int64) {
 				s.deleted--
 			}
 		}
-		loc.seg, loc.off, loc.deleted = seg, off, del
+		s.store(id, location{seg: seg, off: off, deleted: del})
 		return
 	}
-	s.ids[string(id)] = s.newLocation(location{seg: seg, off: off, deleted: del})
+	s.store(id, location{seg: seg, off: off, deleted: del})
 	if del {
 		s.deleted++
 	} else {
@@ -69,22 +155,59 @@ func (s *stateIndex) apply(id []byte, op opKind, seg int32, off int64) {
 	}
 }
 
-// remove forgets id entirely (compaction of a tombstone).
-func (s *stateIndex) remove(id string) {
-	if loc, ok := s.ids[id]; ok {
-		if loc.deleted {
-			s.deleted--
-		} else {
-			s.live--
-		}
-		delete(s.ids, id)
+// move points a known id at (seg, off) (compaction output).
+func (s *stateIndex) move(id string, seg int32, off int64) {
+	if loc, ok := s.lookupString(id); ok {
+		loc.seg, loc.off = seg, off
+		s.store([]byte(id), loc)
 	}
 }
 
-// isCurrent reports whether (seg, off) is the latest location of a live id.
+// remove forgets id entirely (compaction of a tombstone).
+func (s *stateIndex) remove(id string) {
+	loc, ok := s.lookupString(id)
+	if !ok {
+		return
+	}
+	if loc.deleted {
+		s.deleted--
+	} else {
+		s.live--
+	}
+	if k, ok := parseIDKey(id); ok {
+		delete(s.uuids, k)
+	} else {
+		delete(s.other, id)
+	}
+}
+
+// isCurrent reports whether (seg, off) is the latest location of a live
+// id. A sequential index holds only current puts: callers read no line
+// past the replayed prefixes and ask only about put lines.
 func (s *stateIndex) isCurrent(id []byte, seg int32, off int64) bool {
-	loc, ok := s.ids[string(id)]
+	if s.sequential {
+		return true
+	}
+	loc, ok := s.lookup(id)
 	return ok && !loc.deleted && loc.seg == seg && loc.off == off
+}
+
+// sameAs reports whether two full indexes hold the same entries.
+func (s *stateIndex) sameAs(o *stateIndex) bool {
+	if len(s.uuids) != len(o.uuids) || len(s.other) != len(o.other) {
+		return false
+	}
+	for k, a := range s.uuids {
+		if b, ok := o.uuids[k]; !ok || a != b {
+			return false
+		}
+	}
+	for k, a := range s.other {
+		if b, ok := o.other[k]; !ok || a != b {
+			return false
+		}
+	}
+	return true
 }
 
 // segTable interns segment file names so locations stay small.
