@@ -54,10 +54,21 @@ type logSnapshot struct {
 	err  error
 }
 
+// records is the records view's size, from the replay when it could count
+// it (then no tail is kept), else from one pass.
 func (ls *logSnapshot) records() (size int64, tail []byte, err error) {
+	if n, ok := ls.KnownRecordsSize(); ok {
+		return n, nil, nil
+	}
 	ls.once.Do(func() {
 		var win []byte
-		for line, err := range ls.Records() {
+		src := ls.RecordLines()
+		defer src.Close()
+		for {
+			line, err := src.Next()
+			if err == io.EOF {
+				break
+			}
 			if err != nil {
 				if isLineError(err) {
 					continue
@@ -172,7 +183,7 @@ func (s *logSource) open(name string) (viewReader, error) {
 			shared.release()
 			return nil, err
 		}
-		r = newStreamReader(snap.Records, isLineError).withTail(tail, size)
+		r = newLineStreamReader(func() lineSource { return snap.RecordLines() }, isLineError).withTail(tail, size)
 	} else {
 		seg, err := segmentOf(snap.Snapshot, name)
 		if err != nil {

@@ -19,7 +19,7 @@ const streamWindow = 1 << 20
 // the window restarts the stream. Memory is bounded by the window plus the
 // longest line, whatever the content's size. Safe for concurrent use.
 type streamReader struct {
-	open func() iter.Seq2[[]byte, error]
+	open func() lineSource
 	// skip reports errors the stream reports and then goes on from (lines
 	// left out of the content); any other error fails the read.
 	skip func(error) bool
@@ -30,15 +30,52 @@ type streamReader struct {
 	tailStart int64
 
 	mu       sync.Mutex
-	next     func() ([]byte, error, bool)
-	stop     func()
-	pos      int64  // bytes produced by the current pass
-	win      []byte // bytes [pos-len(win), pos)
-	finished bool   // the current pass reached the end
+	src      lineSource // the current pass, nil before the first read
+	pos      int64      // bytes produced by the current pass
+	win      []byte     // bytes [pos-len(win), pos)
+	finished bool       // the current pass reached the end
 }
 
+// lineSource is one pass over the content: Next returns the next line
+// (valid until the following call), io.EOF at the end.
+type lineSource interface {
+	Next() ([]byte, error)
+	Close() error
+}
+
+// newStreamReader serves content an iterator produces.
 func newStreamReader(open func() iter.Seq2[[]byte, error], skip func(error) bool) *streamReader {
+	return newLineStreamReader(func() lineSource { return pullSource(open()) }, skip)
+}
+
+// newLineStreamReader serves content a lineSource produces (no goroutine
+// switch per line, unlike an iterator).
+func newLineStreamReader(open func() lineSource, skip func(error) bool) *streamReader {
 	return &streamReader{open: open, skip: skip}
+}
+
+// iterSource adapts an iterator to lineSource.
+type iterSource struct {
+	next func() ([]byte, error, bool)
+	stop func()
+}
+
+func pullSource(seq iter.Seq2[[]byte, error]) *iterSource {
+	next, stop := iter.Pull2(seq)
+	return &iterSource{next: next, stop: stop}
+}
+
+func (s *iterSource) Next() ([]byte, error) {
+	line, err, ok := s.next()
+	if !ok {
+		return nil, io.EOF
+	}
+	return line, err
+}
+
+func (s *iterSource) Close() error {
+	s.stop()
+	return nil
 }
 
 // withTail sets the content's last bytes; size is the content's size.
@@ -84,12 +121,12 @@ func (r *streamReader) ReadAt(p []byte, off int64) (int, error) {
 
 // produce appends the next line to the window, dropping old bytes.
 func (r *streamReader) produce() error {
-	if r.next == nil {
-		r.next, r.stop = iter.Pull2(r.open())
+	if r.src == nil {
+		r.src = r.open()
 	}
 	for {
-		line, err, ok := r.next()
-		if !ok {
+		line, err := r.src.Next()
+		if err == io.EOF {
 			r.finished = true
 			return nil
 		}
@@ -106,10 +143,10 @@ func (r *streamReader) produce() error {
 }
 
 func (r *streamReader) restart() {
-	if r.stop != nil {
-		r.stop()
+	if r.src != nil {
+		r.src.Close()
 	}
-	r.next, r.stop, r.pos, r.win, r.finished = nil, nil, 0, r.win[:0], false
+	r.src, r.pos, r.win, r.finished = nil, 0, r.win[:0], false
 }
 
 // Close ends the current pass.
