@@ -1,11 +1,11 @@
 package shard
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 )
 
@@ -28,15 +28,53 @@ type Entry struct {
 // (PHP keeps an unspecified one).
 //
 // Memory: all directories are read first (a snapshot), one sorted []string
-// of names per directory, then merged with a heap. fn returning ErrStop
-// ends the walk with nil; any other error is returned as is. A missing
-// C/data means no records.
+// of names per directory, then merged. fn returning ErrStop ends the walk
+// with nil; any other error is returned as is. A missing C/data means no
+// records.
 func Walk(collectionDir, after string, fn func(Entry) error) error {
-	dirs, err := readRecordDirs(DataDir(collectionDir))
+	dataDir := DataDir(collectionDir)
+	dirs, err := readRecordDirs(dataDir)
 	if err != nil {
 		return err
 	}
-	h := make(mergeHeap, 0, len(dirs))
+	return stopIsNil(merge(dirs, dataDir, after, func(id string, d *recordDir) error {
+		return fn(Entry{ID: id, Path: d.dir + "/" + id + RecordExt})
+	}))
+}
+
+// WalkIDs is Walk without the paths: every record key once, in bytewise
+// order, keys <= after skipped.
+func WalkIDs(collectionDir, after string, fn func(id string) error) error {
+	dataDir := DataDir(collectionDir)
+	dirs, err := readRecordDirs(dataDir)
+	if err != nil {
+		return err
+	}
+	return stopIsNil(merge(dirs, dataDir, after, func(id string, _ *recordDir) error {
+		return fn(id)
+	}))
+}
+
+func stopIsNil(err error) error {
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}
+
+// recordDir is one directory's sorted record keys and a merge cursor.
+type recordDir struct {
+	dir  string
+	ids  []string
+	next int
+}
+
+// merge calls fn for every key of dirs in bytewise order, keys <= after
+// skipped, once per key: with the directory that is the key's own bucket
+// if it holds it, else the first in directory order (dirs need not be
+// sorted). It stops at the first error of fn. dirs' cursors are consumed.
+func merge(dirs []recordDir, dataDir, after string, fn func(id string, d *recordDir) error) error {
+	h := make(dirHeap, 0, len(dirs))
 	for i := range dirs {
 		d := &dirs[i]
 		d.next = sort.SearchStrings(d.ids, after)
@@ -47,66 +85,79 @@ func Walk(collectionDir, after string, fn func(Entry) error) error {
 			h = append(h, d)
 		}
 	}
-	heap.Init(&h)
-	dataDir := DataDir(collectionDir)
+	h.init()
 	for len(h) > 0 {
-		d := h[0]
-		id := d.ids[d.next]
-		best := d
-		d.next++
-		fix(&h, 0)
+		best := h[0]
+		id := best.ids[best.next]
+		h.advanceTop()
 		// Same key in other directories: choose one, drop the rest.
 		for len(h) > 0 && h[0].ids[h[0].next] == id {
 			o := h[0]
-			if best.dir != dataDir+"/"+BucketOf(id) && o.dir == dataDir+"/"+BucketOf(id) {
+			if !isOwnBucket(best.dir, dataDir, id) && isOwnBucket(o.dir, dataDir, id) {
 				best = o
 			}
-			o.next++
-			fix(&h, 0)
+			h.advanceTop()
 		}
-		if err := fn(Entry{ID: id, Path: best.dir + "/" + id + RecordExt}); err != nil {
-			if errors.Is(err, ErrStop) {
-				return nil
-			}
+		if err := fn(id, best); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// fix restores the heap after h[i] advanced, popping it when exhausted.
-func fix(h *mergeHeap, i int) {
-	if d := (*h)[i]; d.next >= len(d.ids) {
-		heap.Remove(h, i)
-		return
-	}
-	heap.Fix(h, i)
+// isOwnBucket reports whether dir is dataDir + "/" + BucketOf(id), without
+// building that string.
+func isOwnBucket(dir, dataDir, id string) bool {
+	b := BucketOf(id)
+	return len(dir) == len(dataDir)+1+len(b) && dir[:len(dataDir)] == dataDir &&
+		dir[len(dataDir)] == '/' && dir[len(dataDir)+1:] == b
 }
 
-// recordDir is one directory's sorted record keys and a merge cursor.
-type recordDir struct {
-	dir  string
-	ids  []string
-	next int
-}
+// dirHeap is a min-heap of directories by (current key, directory path).
+type dirHeap []*recordDir
 
-type mergeHeap []*recordDir
-
-func (h mergeHeap) Len() int { return len(h) }
-func (h mergeHeap) Less(i, j int) bool {
+func (h dirHeap) less(i, j int) bool {
 	a, b := h[i].ids[h[i].next], h[j].ids[h[j].next]
 	if a != b {
 		return a < b
 	}
 	return h[i].dir < h[j].dir
 }
-func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(*recordDir)) }
-func (h *mergeHeap) Pop() any {
-	old := *h
-	d := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return d
+
+func (h dirHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h dirHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// advanceTop moves the top directory's cursor on, dropping it when done.
+func (h *dirHeap) advanceTop() {
+	top := (*h)[0]
+	top.next++
+	if top.next >= len(top.ids) {
+		last := len(*h) - 1
+		(*h)[0] = (*h)[last]
+		*h = (*h)[:last]
+	}
+	h.down(0)
 }
 
 // readRecordDirs reads dataDir recursively and returns every directory that
@@ -117,43 +168,54 @@ func readRecordDirs(dataDir string) ([]recordDir, error) {
 	for len(stack) > 0 {
 		dir := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		f, err := os.Open(dir)
+		ids, subdirs, err := readDir(dir)
 		if err != nil {
-			if dir == dataDir && errors.Is(err, fs.ErrNotExist) {
-				return nil, nil
-			}
 			if errors.Is(err, fs.ErrNotExist) {
-				continue // removed while we walk
+				continue // no data/ yet, or removed while we walk
 			}
-			return nil, fmt.Errorf("scan records %s: %w", dir, err)
+			return nil, err
 		}
-		entries, err := f.ReadDir(-1)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("scan records %s: %w", dir, err)
-		}
-		var ids []string
-		for _, e := range entries {
-			name := e.Name()
-			if e.IsDir() {
-				stack = append(stack, dir+"/"+name)
-				continue
-			}
-			id, ok := IDFromName(name)
-			if !ok {
-				continue
-			}
-			if !e.Type().IsRegular() && !isRegularTarget(dir+"/"+name) {
-				continue
-			}
-			ids = append(ids, id)
-		}
+		stack = append(stack, subdirs...)
 		if len(ids) > 0 {
-			sort.Strings(ids)
 			out = append(out, recordDir{dir: dir, ids: ids})
 		}
 	}
 	return out, nil
+}
+
+// readDir returns the sorted record keys of the files directly in dir and
+// the paths of its subdirectories (symlinks to directories excluded). A
+// missing dir gives an error wrapping fs.ErrNotExist.
+func readDir(dir string) (ids, subdirs []string, err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("scan records %s: %w", dir, err)
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("scan records %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			subdirs = append(subdirs, dir+"/"+name)
+			continue
+		}
+		id, ok := IDFromName(name)
+		if !ok {
+			continue
+		}
+		if !e.Type().IsRegular() && !isRegularTarget(dir+"/"+name) {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids, subdirs, nil
 }
 
 // isRegularTarget reports whether path (a symlink or special file) stats to

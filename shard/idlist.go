@@ -1,0 +1,127 @@
+package shard
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"syscall"
+	"time"
+)
+
+// IDList is every record key of a collection, in Walk's order and
+// selection, as read at one time, with the state of each directory it was
+// read from. ListIDs given a former IDList re-reads only the directories
+// whose state changed, so listing an unchanged collection again costs one
+// stat per directory (data/ and its 256 buckets).
+//
+// An IDList is immutable once returned; IDs may be shared by readers.
+type IDList struct {
+	IDs  []string
+	dirs map[string]dirState // every directory below data/ (data/ included), by path
+}
+
+// dirState is one directory as last read. Its keys are trusted again only
+// when the directory's inode and mtime are unchanged and the mtime was
+// already older than racyWindow when it was read: directory mtimes are
+// coarse (a clock tick), so a change in the same tick as the read would
+// otherwise go unseen.
+type dirState struct {
+	ino     uint64
+	mtime   int64 // ns
+	racy    bool
+	ids     []string // sorted record keys directly in the directory
+	subdirs []string
+}
+
+// racyWindow is how recent a directory mtime may be and still be suspected
+// of hiding a change made after the read in the same timestamp tick.
+const racyWindow = time.Second
+
+// Len is the number of records listed.
+func (l *IDList) Len() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.IDs)
+}
+
+// ListIDs lists the record keys of collectionDir like WalkIDs. prev (nil
+// for none) is a former result of the same collection; directories it
+// read that are unchanged are reused without reading. changed reports
+// whether the IDs differ from prev's (always true without prev). now is
+// the current time, for the racy check.
+func ListIDs(collectionDir string, prev *IDList, now time.Time) (list *IDList, changed bool, err error) {
+	dataDir := DataDir(collectionDir)
+	next := &IDList{dirs: map[string]dirState{}}
+	reusedAll := prev != nil
+	stack := []string{dataDir}
+	for len(stack) > 0 {
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		st, reused, err := stateOf(dir, prev, now)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, false, err
+		}
+		reusedAll = reusedAll && reused
+		next.dirs[dir] = st
+		stack = append(stack, st.subdirs...)
+	}
+	if reusedAll && len(next.dirs) == len(prev.dirs) {
+		return prev, false, nil
+	}
+	next.IDs = mergeDirs(next.dirs, dataDir)
+	if prev != nil && slices.Equal(next.IDs, prev.IDs) {
+		next.IDs = prev.IDs
+		return next, false, nil
+	}
+	return next, true, nil
+}
+
+// stateOf returns dir's state: prev's when the directory is unchanged
+// (reused), else read now.
+func stateOf(dir string, prev *IDList, now time.Time) (st dirState, reused bool, err error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return dirState{}, false, err
+	}
+	sys, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return dirState{}, false, errors.New("shard: no inode number for " + dir)
+	}
+	mtime := fi.ModTime().UnixNano()
+	if prev != nil {
+		if old, ok := prev.dirs[dir]; ok && !old.racy && old.ino == sys.Ino && old.mtime == mtime {
+			return old, true, nil
+		}
+	}
+	ids, subdirs, err := readDir(dir)
+	if err != nil {
+		return dirState{}, false, err
+	}
+	return dirState{
+		ino: sys.Ino, mtime: mtime, ids: ids, subdirs: subdirs,
+		racy: now.Sub(fi.ModTime()) < racyWindow,
+	}, false, nil
+}
+
+// mergeDirs merges the keys of every directory like Walk.
+func mergeDirs(dirs map[string]dirState, dataDir string) []string {
+	var rd []recordDir
+	n := 0
+	for dir, st := range dirs {
+		if len(st.ids) > 0 {
+			rd = append(rd, recordDir{dir: dir, ids: st.ids})
+			n += len(st.ids)
+		}
+	}
+	ids := make([]string, 0, n)
+	merge(rd, dataDir, "", func(id string, _ *recordDir) error {
+		ids = append(ids, id)
+		return nil
+	})
+	return ids
+}
