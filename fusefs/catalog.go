@@ -11,7 +11,7 @@ import (
 type DocStoreBackend interface {
 	// IsCollection reports whether dir is a DocStore collection.
 	IsCollection(dir string) bool
-	Open(root, collection string) (RecordStore, error)
+	Open(root, collection string, readOnly bool) (RecordStore, error)
 	Create(root, collection string) error
 	RemoveEmpty(root, collection string) error
 }
@@ -101,7 +101,9 @@ func (c *DirCatalog) Path(rel string) string { return c.abs(rel) }
 
 func (c *DirCatalog) Stat(rel string) (os.FileInfo, error) { return os.Stat(c.abs(rel)) }
 
-func (c *DirCatalog) OpenDocStore(rel string) (RecordStore, error) { return c.Docs.Open(c.Root, rel) }
+func (c *DirCatalog) OpenDocStore(rel string, readOnly bool) (RecordStore, error) {
+	return c.Docs.Open(c.Root, rel, readOnly)
+}
 
 func (c *DirCatalog) CreateDocStore(rel string) error { return c.Docs.Create(c.Root, rel) }
 

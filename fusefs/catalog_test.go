@@ -11,10 +11,12 @@ import (
 
 type dataDirBackend struct{}
 
-func (dataDirBackend) IsCollection(dir string) bool             { return isDir(filepath.Join(dir, "data")) }
-func (dataDirBackend) Open(root, c string) (RecordStore, error) { return nil, errors.New("unused") }
-func (dataDirBackend) Create(root, c string) error              { return nil }
-func (dataDirBackend) RemoveEmpty(root, c string) error         { return nil }
+func (dataDirBackend) IsCollection(dir string) bool { return isDir(filepath.Join(dir, "data")) }
+func (dataDirBackend) Open(root, c string, readOnly bool) (RecordStore, error) {
+	return nil, errors.New("unused")
+}
+func (dataDirBackend) Create(root, c string) error      { return nil }
+func (dataDirBackend) RemoveEmpty(root, c string) error { return nil }
 
 func TestDirCatalog(t *testing.T) {
 	root := t.TempDir()

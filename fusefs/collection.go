@@ -25,13 +25,16 @@ type collectionNode struct {
 
 	// commitMu serialises this mount's mutations of the collection: the
 	// store's flock is re-entrant within one process and so does not
-	// exclude our own goroutines.
+	// exclude our own goroutines. Lock order: writeHandle.mu or
+	// scratchFile.mu, then commitMu, then mu.
 	commitMu sync.Mutex
 
 	mu      sync.Mutex
 	scratch map[string]*scratchFile          // by name
-	writers map[string]map[*writeHandle]bool // open write handles by record id
-	nextIno uint64                           // scratch inode counter
+	writers map[string]map[*writeHandle]bool // open, not orphaned, write handles by record id
+	removed bool                             // rmdir succeeded: every operation fails with ENOENT
+
+	listing recordListing // the last listing, and the kernel's cache of it (dircache.go)
 }
 
 var (
@@ -46,10 +49,10 @@ var (
 	_ gofs.NodeRmdirer        = (*collectionNode)(nil)
 )
 
-// maxFileSize bounds one in-memory file (write buffer or scratch file).
-const maxFileSize = 64 << 20
-
 func (c *collectionNode) store() (RecordStore, syscall.Errno) {
+	if c.isRemoved() {
+		return nil, syscall.ENOENT
+	}
 	s, err := c.m.store(c.rel)
 	if err != nil {
 		c.m.log.Printf("open collection %s: %v", c.rel, err)
@@ -94,7 +97,7 @@ func (c *collectionNode) OpendirHandle(ctx context.Context, flags uint32) (gofs.
 	if errno != 0 {
 		return nil, 0, errno
 	}
-	return &collectionDirHandle{c: c, store: s}, 0, 0
+	return c.openDir(s)
 }
 
 // Create opens a new record (committed on close) or scratch file; any
@@ -103,24 +106,17 @@ func (c *collectionNode) Create(ctx context.Context, name string, flags, mode ui
 	if c.m.readOnly {
 		return nil, nil, 0, syscall.EROFS
 	}
+	if c.isRemoved() {
+		return nil, nil, 0, syscall.ENOENT
+	}
 	if id, ok := recordID(name); ok {
-		s, errno := c.store()
+		h, errno := c.createRecord(id, flags)
 		if errno != 0 {
 			return nil, nil, 0, errno
 		}
-		_, err := s.StatRecord(id)
-		exists := err == nil
-		if exists && flags&syscall.O_EXCL != 0 {
-			return nil, nil, 0, syscall.EEXIST
-		}
 		node := c.recordInode(ctx, id)
-		h := c.openWriter(id, s, flags&syscall.O_TRUNC != 0 || !exists)
-		// A created record must be committed even when nothing is
-		// written, so that `touch new.jsonc` fails instead of leaving
-		// a name that is not stored.
-		h.dirty = !exists
 		if errno := c.recordEntry(id, out); errno != 0 {
-			c.releaseWriter(h)
+			h.Release(ctx)
 			return nil, nil, 0, errno
 		}
 		return node, h, fuse.FOPEN_DIRECT_IO, 0
@@ -131,40 +127,102 @@ func (c *collectionNode) Create(ctx context.Context, name string, flags, mode ui
 			return nil, nil, 0, errno
 		}
 		sf.attr(&out.Attr, c.m.filePerm())
-		return c.scratchInode(ctx, sf), &scratchHandle{f: sf}, fuse.FOPEN_DIRECT_IO, 0
+		return c.scratchInode(ctx, sf), c.openScratch(sf), fuse.FOPEN_DIRECT_IO, 0
 	}
 	c.m.log.Printf("create %s/%s refused: not a record name (<uuidv7>.jsonc) nor a known temporary name", c.rel, name)
 	return nil, nil, 0, syscall.EPERM
 }
 
+// createRecord opens record id for writing on behalf of open(O_CREAT). The
+// existence check and the registration of the handle happen under c.mu, so
+// two O_EXCL creates of one name cannot both succeed here; the commit of an
+// O_EXCL handle re-checks under the collection write lock (PutRawNew).
+func (c *collectionNode) createRecord(id string, flags uint32) (*writeHandle, syscall.Errno) {
+	s, errno := c.store()
+	if errno != 0 {
+		return nil, errno
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err := s.StatRecord(id)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, errnoOf(err, syscall.EIO)
+	}
+	exists := err == nil || len(c.writers[id]) > 0
+	excl := flags&syscall.O_EXCL != 0
+	if exists && excl {
+		return nil, syscall.EEXIST
+	}
+	trunc := flags&syscall.O_TRUNC != 0
+	return c.registerWriterLocked(&writeHandle{
+		c: c, store: s, id: id,
+		created:   !exists,
+		exclusive: excl,
+		loaded:    trunc || err != nil,
+		dirty:     trunc && err == nil,
+	}), 0
+}
+
 // Unlink deletes a record with its index entries, or drops a scratch file.
+// The record's open write handles are orphaned: their later commits store
+// nothing, so the record does not come back.
 func (c *collectionNode) Unlink(ctx context.Context, name string) syscall.Errno {
 	if c.m.readOnly {
 		return syscall.EROFS
 	}
 	if id, ok := recordID(name); ok {
-		s, errno := c.store()
-		if errno != 0 {
-			return errno
-		}
-		c.commitMu.Lock()
-		defer c.commitMu.Unlock()
-		if _, err := s.StatRecord(id); err != nil {
-			return errnoOf(err, syscall.EIO)
-		}
-		if err := s.Delete(id); err != nil {
-			c.m.log.Printf("delete %s/%s: %v", c.rel, id, err)
-			return errnoOf(err, syscall.EIO)
-		}
-		return 0
+		return c.unlinkRecord(id)
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.scratch[name]; ok {
+	sf, ok := c.scratch[name]
+	if ok {
 		delete(c.scratch, name)
-		return 0
 	}
-	return syscall.ENOENT
+	c.mu.Unlock()
+	if !ok {
+		return syscall.ENOENT
+	}
+	sf.unname()
+	return 0
+}
+
+func (c *collectionNode) unlinkRecord(id string) syscall.Errno {
+	s, errno := c.store()
+	if errno != 0 {
+		return errno
+	}
+	c.commitMu.Lock()
+	defer c.commitMu.Unlock()
+	_, err := s.StatRecord(id)
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
+		return errnoOf(err, syscall.EIO)
+	}
+	orphaned := c.orphanWriters(id)
+	if missing {
+		if orphaned > 0 {
+			return 0 // a new record not stored yet: its name is gone now
+		}
+		return syscall.ENOENT
+	}
+	if err := s.Delete(id); err != nil {
+		c.m.log.Printf("delete %s/%s: %v", c.rel, id, err)
+		return errnoOf(err, syscall.EIO)
+	}
+	return 0
+}
+
+// orphanWriters detaches the open write handles of id (call under
+// commitMu); it returns how many there were.
+func (c *collectionNode) orphanWriters(id string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(c.writers[id])
+	for h := range c.writers[id] {
+		h.orphaned.Store(true)
+	}
+	delete(c.writers, id)
+	return n
 }
 
 // Rename moves scratch files. A scratch file renamed onto a record name is
@@ -180,6 +238,9 @@ func (c *collectionNode) Rename(ctx context.Context, name string, newParent gofs
 	}
 	if dst, ok := newParent.(*collectionNode); !ok || dst != c {
 		return syscall.EXDEV
+	}
+	if c.isRemoved() {
+		return syscall.ENOENT
 	}
 	sf := c.scratchFile(name)
 	if sf == nil {
@@ -198,33 +259,34 @@ func (c *collectionNode) Rename(ctx context.Context, name string, newParent gofs
 		return syscall.EPERM
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, exists := c.scratch[newName]; exists && noReplace {
+	replaced, exists := c.scratch[newName]
+	if exists && noReplace {
+		c.mu.Unlock()
 		return syscall.EEXIST
 	}
 	delete(c.scratch, name)
 	c.scratch[newName] = sf
+	c.mu.Unlock()
+	if exists && replaced != sf {
+		replaced.unname()
+	}
 	return 0
 }
 
 // commitScratch stores sf's content as record id and retires the scratch
-// name. The kernel's dentry for newName then points at the scratch inode,
-// which forwards to the record until the entry is invalidated.
+// name. sf stays locked from the snapshot to the promotion, so no write
+// through an open descriptor falls between them; later writes through such
+// a descriptor go to the record (scratchHandle). The kernel's dentry for
+// newName then points at the scratch inode, which forwards to the record
+// until the entry is invalidated.
 func (c *collectionNode) commitScratch(sf *scratchFile, name, id, newName string, noReplace bool) syscall.Errno {
 	s, errno := c.store()
 	if errno != 0 {
 		return errno
 	}
-	if noReplace {
-		if _, err := s.StatRecord(id); err == nil {
-			return syscall.EEXIST
-		}
-	}
-	content, times := sf.snapshot()
-	if errno := c.put(s, id, content, times); errno != 0 {
+	if errno := c.promoteScratch(s, sf, id, noReplace); errno != 0 {
 		return errno
 	}
-	sf.promote(id)
 	c.mu.Lock()
 	if c.scratch[name] == sf {
 		delete(c.scratch, name)
@@ -240,14 +302,60 @@ func (c *collectionNode) commitScratch(sf *scratchFile, name, id, newName string
 	return 0
 }
 
-// put commits content as record id, then applies explicit times (cp -p,
-// rsync -t). On failure the stored record is untouched and the reason logged.
-func (c *collectionNode) put(s RecordStore, id string, content []byte, times *fileTimes) syscall.Errno {
+func (c *collectionNode) promoteScratch(s RecordStore, sf *scratchFile, id string, noReplace bool) syscall.Errno {
+	sf.mu.Lock()
+	defer sf.mu.Unlock()
+	if sf.promoted != "" {
+		return syscall.ENOENT
+	}
+	var times *fileTimes
+	if sf.setTimes {
+		times = &fileTimes{atime: sf.atime, mtime: sf.mtime}
+	}
 	c.commitMu.Lock()
 	defer c.commitMu.Unlock()
-	if err := s.PutRaw(id, content); err != nil {
-		c.m.log.Printf("commit %s/%s%s rejected: %v", c.rel, id, recordExt, err)
-		return errnoOf(err, syscall.EINVAL)
+	if noReplace && c.hasWriters(id) {
+		return syscall.EEXIST // a new record being written under that name
+	}
+	if errno := c.putLocked(s, id, sf.data.data, times, noReplace); errno != 0 {
+		return errno
+	}
+	sf.promoted = id
+	sf.data.free()
+	return 0
+}
+
+// commitWriter commits a write handle's buffer, unless its record was
+// unlinked meanwhile (then nothing is stored and the close succeeds).
+func (c *collectionNode) commitWriter(h *writeHandle, content []byte, times *fileTimes, mustBeNew bool) syscall.Errno {
+	c.commitMu.Lock()
+	defer c.commitMu.Unlock()
+	if h.orphaned.Load() {
+		return 0
+	}
+	return c.putLocked(h.store, h.id, content, times, mustBeNew)
+}
+
+// putLocked commits content as record id (call under commitMu), then
+// applies explicit times (cp -p, rsync -t). mustBeNew fails with EEXIST
+// when the record exists, checked under the collection write lock. On
+// failure the stored record is untouched and the reason logged.
+func (c *collectionNode) putLocked(s RecordStore, id string, content []byte, times *fileTimes, mustBeNew bool) syscall.Errno {
+	if c.isRemoved() {
+		return syscall.ENOENT
+	}
+	put := s.PutRaw
+	if mustBeNew {
+		put = s.PutRawNew
+	}
+	if err := put(id, content); err != nil {
+		errno := commitErrno(err)
+		if errno == syscall.EINVAL {
+			c.m.log.Printf("commit %s/%s%s rejected: %v", c.rel, id, recordExt, err)
+		} else {
+			c.m.log.Printf("commit %s/%s%s failed (%v): %v", c.rel, id, recordExt, errno, err)
+		}
+		return errno
 	}
 	if times != nil {
 		if err := s.SetRecordTimes(id, times.atime, times.mtime); err != nil {
@@ -274,10 +382,11 @@ func (c *collectionNode) Rmdir(ctx context.Context, name string) syscall.Errno {
 // recordAttr describes record id: an open write buffer holding changes not
 // yet committed wins (what a writer sees before close), else the stored
 // file, re-read each time so outside changes show up once the kernel's 1 s
-// attribute cache expires. volatile reports the first case: the kernel
+// attribute cache expires, else the buffer of a handle that created the
+// record and is still open. volatile reports the buffer cases: the kernel
 // must not cache those attributes, since the buffer may never be stored.
 func (c *collectionNode) recordAttr(id string, out *fuse.Attr) (volatile bool, errno syscall.Errno) {
-	if size, ok := c.dirtySize(id); ok {
+	if size, ok := c.pendingSize(id); ok {
 		setMemAttr(out, size, time.Now(), c.m.filePerm())
 		return true, 0
 	}
@@ -286,6 +395,13 @@ func (c *collectionNode) recordAttr(id string, out *fuse.Attr) (volatile bool, e
 		return false, errno
 	}
 	fi, err := s.StatRecord(id)
+	if errors.Is(err, fs.ErrNotExist) {
+		if h := c.createdWriter(id); h != nil {
+			size, _, _ := h.shown()
+			setMemAttr(out, size, time.Now(), c.m.filePerm())
+			return true, 0
+		}
+	}
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.m.log.Printf("stat %s/%s: %v", c.rel, id, err)
@@ -300,10 +416,14 @@ func (c *collectionNode) recordAttr(id string, out *fuse.Attr) (volatile bool, e
 // would mean "the mount's default", so use the smallest non-zero value.
 const volatileTimeout = time.Nanosecond
 
+// recordEntry describes record id for a lookup or create. Uncommitted
+// content also gets a short-lived name: a new record that is never stored
+// must vanish from the kernel's cache once its last writer is gone.
 func (c *collectionNode) recordEntry(id string, out *fuse.EntryOut) syscall.Errno {
 	volatile, errno := c.recordAttr(id, &out.Attr)
 	if volatile {
 		out.SetAttrTimeout(volatileTimeout)
+		out.SetEntryTimeout(volatileTimeout)
 	}
 	return errno
 }
@@ -326,37 +446,72 @@ func (c *collectionNode) scratchInode(ctx context.Context, sf *scratchFile) *gof
 		gofs.StableAttr{Mode: syscall.S_IFREG, Ino: sf.ino})
 }
 
-// openWriter registers a new write handle on record id.
-func (c *collectionNode) openWriter(id string, s RecordStore, empty bool) *writeHandle {
-	h := &writeHandle{c: c, store: s, id: id, loaded: empty}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// registerWriterLocked publishes a fully initialised write handle (call
+// under c.mu).
+func (c *collectionNode) registerWriterLocked(h *writeHandle) *writeHandle {
+	h.buf.budget = c.m.budget
 	if c.writers == nil {
 		c.writers = map[string]map[*writeHandle]bool{}
 	}
-	if c.writers[id] == nil {
-		c.writers[id] = map[*writeHandle]bool{}
+	if c.writers[h.id] == nil {
+		c.writers[h.id] = map[*writeHandle]bool{}
 	}
-	c.writers[id][h] = true
+	c.writers[h.id][h] = true
 	return h
+}
+
+// openWriter registers a new write handle on the existing record id; trunc
+// starts it empty and changed (open with O_TRUNC: the mount negotiates
+// ATOMIC_O_TRUNC, so the flag arrives with the OPEN and the truncation
+// belongs to this handle alone).
+func (c *collectionNode) openWriter(id string, s RecordStore, trunc bool) *writeHandle {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.registerWriterLocked(&writeHandle{c: c, store: s, id: id, loaded: trunc, dirty: trunc})
 }
 
 func (c *collectionNode) releaseWriter(h *writeHandle) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.writers[h.id], h)
-	if len(c.writers[h.id]) == 0 {
-		delete(c.writers, h.id)
+	if c.writers[h.id][h] {
+		delete(c.writers[h.id], h)
+		if len(c.writers[h.id]) == 0 {
+			delete(c.writers, h.id)
+		}
 	}
 }
 
-// dirtySize returns the buffer size of an open write handle of id holding
-// uncommitted changes.
-func (c *collectionNode) dirtySize(id string) (int, bool) {
-	if h := c.dirtyWriter(id); h != nil {
-		return h.pending()
+// pendingSize returns the buffer size of an open write handle of id holding
+// uncommitted changes that were not rejected.
+func (c *collectionNode) pendingSize(id string) (int, bool) {
+	for _, h := range c.openWriters(id) {
+		if size, pending, _ := h.shown(); pending {
+			return size, true
+		}
 	}
 	return 0, false
+}
+
+// createdWriter returns an open handle that created record id and has not
+// stored it.
+func (c *collectionNode) createdWriter(id string) *writeHandle {
+	for _, h := range c.openWriters(id) {
+		if _, _, created := h.shown(); created {
+			return h
+		}
+	}
+	return nil
+}
+
+// shownBuffer returns the content a reader of id sees while the store has
+// no such record: a pending or created writer's buffer.
+func (c *collectionNode) shownBuffer(id string) ([]byte, bool) {
+	for _, h := range c.openWriters(id) {
+		if _, pending, created := h.shown(); pending || created {
+			return h.contents(), true
+		}
+	}
+	return nil, false
 }
 
 // openWriters returns the open write handles of id.
@@ -370,14 +525,16 @@ func (c *collectionNode) openWriters(id string) []*writeHandle {
 	return handles
 }
 
-// dirtyWriter returns an open write handle of id with uncommitted changes.
-func (c *collectionNode) dirtyWriter(id string) *writeHandle {
-	for _, h := range c.openWriters(id) {
-		if _, dirty := h.pending(); dirty {
-			return h
-		}
-	}
-	return nil
+func (c *collectionNode) hasWriters(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.writers[id]) > 0
+}
+
+func (c *collectionNode) isRemoved() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.removed
 }
 
 func (c *collectionNode) scratchFile(name string) *scratchFile {
@@ -386,25 +543,31 @@ func (c *collectionNode) scratchFile(name string) *scratchFile {
 	return c.scratch[name]
 }
 
+// createScratch opens scratch file name for open(O_CREAT), making it when
+// missing. (sf.mu is taken after c.mu is released: lock order.)
 func (c *collectionNode) createScratch(name string, flags uint32) (*scratchFile, syscall.Errno) {
+	sf, created, errno := c.scratchForCreate(name, flags)
+	if errno == 0 && !created && flags&syscall.O_TRUNC != 0 {
+		errno = sf.truncate(0)
+	}
+	return sf, errno
+}
+
+func (c *collectionNode) scratchForCreate(name string, flags uint32) (sf *scratchFile, created bool, errno syscall.Errno) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if sf, ok := c.scratch[name]; ok {
 		if flags&syscall.O_EXCL != 0 {
-			return nil, syscall.EEXIST
+			return nil, false, syscall.EEXIST
 		}
-		if flags&syscall.O_TRUNC != 0 {
-			sf.truncate(0)
-		}
-		return sf, 0
+		return sf, false, 0
 	}
 	if c.scratch == nil {
 		c.scratch = map[string]*scratchFile{}
 	}
-	c.nextIno++
-	sf := newScratchFile(scratchInoBase | dirIno(c.rel)&0xffffffff<<24 | c.nextIno&0xffffff)
+	sf = newScratchFile(scratchInoBase|c.m.scratchSeq.Add(1), c.m.budget)
 	c.scratch[name] = sf
-	return sf, 0
+	return sf, true, 0
 }
 
 // scratchNames lists the scratch files, sorted (listed after the records).

@@ -84,21 +84,55 @@ func (d *dirNode) Rmdir(ctx context.Context, name string) syscall.Errno {
 	rel := childRel(d.rel, name)
 	switch d.m.catalog.Kind(rel) {
 	case KindDocStore:
-		// Close our handle first: the store keeps a lock file open.
-		d.m.forget(rel)
-		if err := d.m.catalog.RemoveDocStore(rel); err != nil {
-			if errnoOf(err, 0) == 0 {
-				return syscall.ENOTEMPTY
-			}
-			return errnoOf(err, syscall.EIO)
-		}
-		return 0
+		return d.rmdirCollection(name, rel)
 	case KindNamespace:
 		return syscall.ENOTEMPTY
 	case KindLog, KindQueue:
 		return syscall.EPERM
 	}
 	return syscall.ENOENT
+}
+
+// rmdirCollection removes the empty collection rel shown as name.
+func (d *dirNode) rmdirCollection(name, rel string) syscall.Errno {
+	var c *collectionNode
+	if child := d.GetChild(name); child != nil {
+		c, _ = child.Operations().(*collectionNode)
+	}
+	return d.m.removeCollection(rel, c)
+}
+
+// removeCollection removes the empty collection rel, whose node c may be
+// nil (never looked up). While this mount has records of it open for
+// writing (EBUSY) or scratch files in it (ENOTEMPTY) it stays. Our store is
+// closed only after the removal succeeded, and the node is marked removed
+// so a process still inside it cannot recreate anything there.
+func (m *mountState) removeCollection(rel string, c *collectionNode) syscall.Errno {
+	if c != nil {
+		c.commitMu.Lock()
+		defer c.commitMu.Unlock()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if len(c.writers) > 0 {
+			m.log.Printf("rmdir %s refused: records of it are open for writing", rel)
+			return syscall.EBUSY
+		}
+		if len(c.scratch) > 0 {
+			return syscall.ENOTEMPTY
+		}
+	}
+	if err := m.catalog.RemoveDocStore(rel); err != nil {
+		if errno := errnoOf(err, 0); errno != 0 {
+			return errno
+		}
+		m.log.Printf("rmdir %s: %v", rel, err)
+		return syscall.EIO
+	}
+	if c != nil {
+		c.removed = true
+	}
+	m.forget(rel)
+	return 0
 }
 
 // Create refuses files: a namespace holds only folders.

@@ -2,26 +2,21 @@ package fusefs
 
 import (
 	"context"
-	"errors"
-	"sync"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// collectionDirHandle lists a collection: every record in id order (streamed
-// from the store's bucket walk, never materialised), then the scratch files.
-// Entry offsets are positions (1-based); seeking restarts the walk and skips.
+// collectionDirHandle lists a collection as read at open: every record in
+// id order, then the scratch files. Entry offsets are positions (1-based),
+// so seeking is indexing.
 type collectionDirHandle struct {
-	c     *collectionNode
-	store RecordStore
-
-	walk    *idWalk
-	batch   []string
+	c       *collectionNode
+	list    dirListing
 	pos     uint64 // entries returned so far
-	scratch []fuse.DirEntry
-	inTail  bool // records exhausted; listing scratch files
+	release func() // nil, or ends the handle's hold on the kernel cache
 }
 
 var (
@@ -30,120 +25,65 @@ var (
 	_ fs.FileReleasedirer = (*collectionDirHandle)(nil)
 )
 
-// Readdirent returns the next entry (go-fuse serialises calls per handle).
-func (d *collectionDirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
-	if !d.inTail {
-		id, ok, err := d.nextID()
-		if err != nil {
-			d.c.m.log.Printf("list %s: %v", d.c.rel, err)
-			return nil, errnoOf(err, syscall.EIO)
+// dirStore is a RecordStore that exposes its collection directory, whose
+// bucket layout the mount may then read (and cache) itself.
+type dirStore interface{ Dir() string }
+
+// openDir opens the listing of the collection. With a store that shows
+// its directory the ids come from the collection's recordListing and the
+// kernel may be told to cache the listing; otherwise from a walk.
+func (c *collectionNode) openDir(s RecordStore) (fs.FileHandle, uint32, syscall.Errno) {
+	scratch := c.scratchNames()
+	ds, ok := s.(dirStore)
+	if !ok {
+		var ids []string
+		if err := s.WalkIDs("", func(id string) error { ids = append(ids, id); return nil }); err != nil {
+			c.m.log.Printf("list %s: %v", c.rel, err)
+			return nil, 0, errnoOf(err, syscall.EIO)
 		}
-		if ok {
-			d.pos++
-			return &fuse.DirEntry{
-				Name: id + recordExt, Mode: syscall.S_IFREG,
-				Ino: recordIno(d.c.rel, id), Off: d.pos,
-			}, 0
-		}
-		d.inTail = true
-		d.scratch = d.c.scratchNames()
+		return &collectionDirHandle{c: c, list: dirListing{ids: ids, scratch: scratch}}, 0, 0
 	}
-	if len(d.scratch) == 0 {
-		return nil, 0
+	list, err := c.listing.open(ds.Dir(), scratch, time.Now())
+	if err != nil {
+		c.m.log.Printf("list %s: %v", c.rel, err)
+		return nil, 0, errnoOf(err, syscall.EIO)
 	}
-	e := d.scratch[0]
-	d.scratch = d.scratch[1:]
-	d.pos++
-	e.Off = d.pos
-	return &e, 0
+	h := &collectionDirHandle{c: c, list: list}
+	if !list.kernelCache {
+		return h, 0, 0
+	}
+	h.release = func() { c.listing.done(list.gen) }
+	return h, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 
-func (d *collectionDirHandle) nextID() (string, bool, error) {
-	if d.walk == nil {
-		d.walk = startWalk(d.store)
+// Readdirent returns the next entry (go-fuse serialises calls per handle).
+func (d *collectionDirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
+	nIDs := uint64(len(d.list.ids))
+	switch {
+	case d.pos < nIDs:
+		id := d.list.ids[d.pos]
+		d.pos++
+		return &fuse.DirEntry{
+			Name: id + recordExt, Mode: syscall.S_IFREG,
+			Ino: recordIno(d.c.rel, id), Off: d.pos,
+		}, 0
+	case d.pos < nIDs+uint64(len(d.list.scratch)):
+		e := d.list.scratch[d.pos-nIDs]
+		d.pos++
+		e.Off = d.pos
+		return &e, 0
 	}
-	if len(d.batch) == 0 {
-		batch, ok := <-d.walk.batches
-		if !ok {
-			return "", false, d.walk.err
-		}
-		d.batch = batch
-	}
-	id := d.batch[0]
-	d.batch = d.batch[1:]
-	return id, true, nil
+	return nil, 0
 }
 
 func (d *collectionDirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
-	if off == d.pos {
-		return 0
-	}
-	d.reset()
-	for d.pos < off {
-		e, errno := d.Readdirent(ctx)
-		if errno != 0 {
-			return errno
-		}
-		if e == nil {
-			break
-		}
-	}
+	d.pos = min(off, uint64(len(d.list.ids)+len(d.list.scratch)))
 	return 0
 }
 
-func (d *collectionDirHandle) Releasedir(ctx context.Context, releaseFlags uint32) { d.reset() }
-
-func (d *collectionDirHandle) reset() {
-	if d.walk != nil {
-		d.walk.stop()
+func (d *collectionDirHandle) Releasedir(ctx context.Context, releaseFlags uint32) {
+	if d.release != nil {
+		d.release()
+		d.release = nil
 	}
-	d.walk, d.batch, d.pos, d.scratch, d.inTail = nil, nil, 0, nil, false
-}
-
-// idWalk runs the store's id walk in a goroutine, handing ids over in
-// batches; stop ends it early. Memory held here is bounded by the channel.
-type idWalk struct {
-	batches chan []string
-	err     error // valid once batches is closed
-	done    chan struct{}
-	once    sync.Once
-}
-
-const walkBatch = 256
-
-var errWalkStopped = errors.New("walk stopped")
-
-func startWalk(s RecordStore) *idWalk {
-	w := &idWalk{batches: make(chan []string, 4), done: make(chan struct{})}
-	go func() {
-		defer close(w.batches)
-		batch := make([]string, 0, walkBatch)
-		send := func() error {
-			select {
-			case w.batches <- batch:
-				batch = make([]string, 0, walkBatch)
-				return nil
-			case <-w.done:
-				return errWalkStopped
-			}
-		}
-		err := s.WalkIDs("", func(id string) error {
-			batch = append(batch, id)
-			if len(batch) == walkBatch {
-				return send()
-			}
-			return nil
-		})
-		if err == nil && len(batch) > 0 {
-			err = send()
-		}
-		if err != nil && !errors.Is(err, errWalkStopped) {
-			w.err = err
-		}
-	}()
-	return w
-}
-
-func (w *idWalk) stop() {
-	w.once.Do(func() { close(w.done) })
 }

@@ -3,7 +3,14 @@ package fusefs
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/shard"
 )
 
 func listAll(t *testing.T, d *collectionDirHandle) []string {
@@ -24,10 +31,18 @@ func listAll(t *testing.T, d *collectionDirHandle) []string {
 	}
 }
 
+func openTestDir(t *testing.T, c *collectionNode, s RecordStore) (*collectionDirHandle, uint32) {
+	t.Helper()
+	fh, flags, errno := c.openDir(s)
+	if errno != 0 {
+		t.Fatalf("opendir: %v", errno)
+	}
+	return fh.(*collectionDirHandle), flags
+}
+
 func TestCollectionListing(t *testing.T) {
-	// More ids than one walk batch, created out of order.
 	var ids []string
-	for i := 2*walkBatch + 7; i > 0; i-- {
+	for i := 300; i > 0; i-- { // created out of order
 		ids = append(ids, fmt.Sprintf("0190a1b2-c3d4-7e5f-8a6b-%012d", i))
 	}
 	s := newFakeStore(t, ids...)
@@ -35,7 +50,10 @@ func TestCollectionListing(t *testing.T) {
 	coll.createScratch("4913", 0)
 	coll.createScratch(".x.swp", 0)
 
-	d := &collectionDirHandle{c: coll, store: s}
+	d, flags := openTestDir(t, coll, s)
+	if flags != 0 {
+		t.Errorf("a store without a directory: flags %#x, want none", flags)
+	}
 	names := listAll(t, d)
 	if len(names) != len(ids)+2 {
 		t.Fatalf("listed %d names, want %d", len(names), len(ids)+2)
@@ -49,35 +67,114 @@ func TestCollectionListing(t *testing.T) {
 		t.Errorf("scratch tail = %v, want [.x.swp 4913]", names[len(ids):])
 	}
 
-	// Seeking back restarts; seeking forward skips.
-	if errno := d.Seekdir(context.Background(), 5); errno != 0 {
+	for _, off := range []uint64{5, 0, uint64(len(ids)), uint64(len(names))} {
+		if errno := d.Seekdir(context.Background(), off); errno != 0 {
+			t.Fatal(errno)
+		}
+		e, _ := d.Readdirent(context.Background())
+		if off == uint64(len(names)) {
+			if e != nil {
+				t.Errorf("after seek to the end: %+v", e)
+			}
+			continue
+		}
+		if e == nil || e.Name != names[off] || e.Off != off+1 {
+			t.Errorf("after seek to %d: %+v, want %s at %d", off, e, names[off], off+1)
+		}
+	}
+	if errno := d.Seekdir(context.Background(), 1<<40); errno != 0 {
 		t.Fatal(errno)
 	}
-	e, _ := d.Readdirent(context.Background())
-	if e == nil || e.Name != names[5] || e.Off != 6 {
-		t.Errorf("after seek to 5: %+v, want %s at 6", e, names[5])
+	if e, _ := d.Readdirent(context.Background()); e != nil {
+		t.Errorf("after seek past the end: %+v", e)
 	}
 	d.Releasedir(context.Background(), 0)
+}
 
-	// A released handle's walk goroutine is stopped; a fresh one lists again.
-	d2 := &collectionDirHandle{c: coll, store: s}
-	if again := listAll(t, d2); len(again) != len(names) {
-		t.Errorf("second listing: %d names, want %d", len(again), len(names))
+// layoutStore is a fake store that shows a real collection directory.
+type layoutStore struct {
+	*fakeStore
+	coll string
+}
+
+func (s layoutStore) Dir() string { return s.coll }
+
+func writeRecordFile(t *testing.T, coll, id string) {
+	t.Helper()
+	p := shard.RecordPath(coll, id)
+	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("{}"), 0o666); err != nil {
+		t.Fatal(err)
 	}
 }
 
-func TestListingStopsEarly(t *testing.T) {
-	var ids []string
-	for i := range 5 * walkBatch {
-		ids = append(ids, fmt.Sprintf("0190a1b2-c3d4-7e5f-8a6b-%012d", i))
+func TestListingKernelCache(t *testing.T) {
+	coll := t.TempDir()
+	for i := range 40 {
+		writeRecordFile(t, coll, fmt.Sprintf("0190a1b2-c3d4-7e5f-8a6b-%02x%010d", i%7, i))
 	}
-	s := newFakeStore(t, ids...)
-	coll := newTestCollection(s)
-	d := &collectionDirHandle{c: coll, store: s}
-	d.Readdirent(context.Background())
-	w := d.walk
-	d.Releasedir(context.Background(), 0)
-	// The walk goroutine must finish (close its channel) after stop.
-	for range w.batches {
+	s := layoutStore{newFakeStore(t), coll}
+	c := newTestCollection(s)
+	cacheDir := uint32(fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE)
+	open := func() (*collectionDirHandle, uint32) { return openTestDir(t, c, s) }
+
+	d1, f1 := open()
+	if f1 != 0 {
+		t.Errorf("first open: flags %#x, want 0 (drops whatever the kernel had)", f1)
+	}
+	if n := len(listAll(t, d1)); n != 40 {
+		t.Fatalf("listed %d, want 40", n)
+	}
+	d1.Releasedir(context.Background(), 0)
+	d2, f2 := open()
+	if f2 != cacheDir {
+		t.Errorf("unchanged listing: flags %#x, want CACHE_DIR|KEEP_CACHE", f2)
+	}
+
+	// A change while d2 (allowed to fill the kernel cache) is open: no
+	// open may use the cache until d2 is closed and one more open has
+	// dropped the kernel's copy.
+	writeRecordFile(t, coll, "0190a1b2-c3d4-7e5f-8a6b-ff0000000001")
+	d3, f3 := open()
+	if f3 != 0 {
+		t.Errorf("changed listing: flags %#x, want 0", f3)
+	}
+	if n := len(listAll(t, d3)); n != 41 {
+		t.Errorf("changed listing has %d, want 41", n)
+	}
+	if _, f := open(); f != 0 {
+		t.Errorf("open while an old cache filler is open: flags %#x, want 0", f)
+	}
+	d2.Releasedir(context.Background(), 0)
+	if _, f := open(); f != 0 {
+		t.Errorf("first open after the old filler closed: flags %#x, want 0", f)
+	}
+	if _, f := open(); f != cacheDir {
+		t.Errorf("then: flags %#x, want CACHE_DIR|KEEP_CACHE", f)
+	}
+
+	// Scratch files are part of the listing too.
+	c.createScratch("4913", 0)
+	if _, f := open(); f != 0 {
+		t.Errorf("after a new scratch file: flags %#x, want 0", f)
+	}
+}
+
+func TestRecordListingRacyBucket(t *testing.T) {
+	coll := t.TempDir()
+	id := "0190a1b2-c3d4-7e5f-8a6b-aa0000000001"
+	writeRecordFile(t, coll, id)
+	var l recordListing
+	now := time.Now()
+	first, err := l.open(coll, nil, now)
+	if err != nil || len(first.ids) != 1 {
+		t.Fatalf("%v %v", first.ids, err)
+	}
+	writeRecordFile(t, coll, "0190a1b2-c3d4-7e5f-8a6b-aa0000000002")
+	second, err := l.open(coll, nil, now)
+	if err != nil || len(second.ids) != 2 || second.kernelCache {
+		t.Fatalf("a record added in the same second: ids %v, kernel cache %v, err %v", second.ids, second.kernelCache, err)
 	}
 }

@@ -3,13 +3,13 @@ package fusefs
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"syscall"
 )
 
 // errnoOf maps a store error to the errno a tool sees. An error carrying an
-// errno (I/O, disk full, permissions) keeps it; fallback is used for the
-// rest (EINVAL for a rejected commit: invalid JSONC, wrong id, unique-index
-// violation; EIO elsewhere).
+// errno (I/O, disk full, permissions) keeps it; a closed store is EIO;
+// fallback is used for the rest.
 func errnoOf(err error, fallback syscall.Errno) syscall.Errno {
 	if err == nil {
 		return 0
@@ -24,6 +24,18 @@ func errnoOf(err error, fallback syscall.Errno) syscall.Errno {
 		return syscall.EEXIST
 	case errors.Is(err, fs.ErrPermission):
 		return syscall.EACCES
+	case errors.Is(err, os.ErrClosed):
+		return syscall.EIO
 	}
 	return fallback
+}
+
+// commitErrno maps a failed commit: EINVAL for rejected content (invalid
+// JSONC, wrong id, unique violation), the carried errno for system errors
+// (ENOSPC, EIO, ...), EIO for every other internal failure.
+func commitErrno(err error) syscall.Errno {
+	if errors.Is(err, ErrRejected) {
+		return syscall.EINVAL
+	}
+	return errnoOf(err, syscall.EIO)
 }

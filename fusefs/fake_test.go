@@ -22,8 +22,10 @@ type fakeStore struct {
 	t   *testing.T
 	dir string
 
-	mu   sync.Mutex
-	puts int
+	mu       sync.Mutex
+	puts     int
+	failPuts error // when set, PutRaw fails with it
+	closed   bool
 }
 
 var _ RecordStore = (*fakeStore)(nil)
@@ -67,12 +69,25 @@ func (s *fakeStore) OpenRecord(id string) (*os.File, error)    { return os.Open(
 
 func (s *fakeStore) PutRaw(id string, content []byte) error {
 	if !bytes.Contains(content, []byte(`"id":"`+id+`"`)) {
-		return fmt.Errorf("%s: %w", id, errFakeInvalid)
+		return fmt.Errorf("%s: %w (%w)", id, errFakeInvalid, ErrRejected)
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failPuts != nil {
+		return s.failPuts
+	}
+	if s.closed {
+		return os.ErrClosed
+	}
 	s.puts++
-	s.mu.Unlock()
 	return os.WriteFile(s.path(id), content, 0o644)
+}
+
+func (s *fakeStore) PutRawNew(id string, content []byte) error {
+	if _, err := os.Stat(s.path(id)); err == nil {
+		return fmt.Errorf("%s: %w", id, fs.ErrExist)
+	}
+	return s.PutRaw(id, content)
 }
 
 func (s *fakeStore) Delete(id string) error { return os.Remove(s.path(id)) }
@@ -81,7 +96,12 @@ func (s *fakeStore) SetRecordTimes(id string, atime, mtime time.Time) error {
 	return os.Chtimes(s.path(id), atime, mtime)
 }
 
-func (s *fakeStore) Close() error { return nil }
+func (s *fakeStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
 
 func (s *fakeStore) content(id string) string {
 	b, err := os.ReadFile(s.path(id))
@@ -97,15 +117,15 @@ func (s *fakeStore) content(id string) string {
 // fakeCatalog serves one collection "c" backed by store.
 type fakeCatalog struct{ store RecordStore }
 
-func (f fakeCatalog) Kind(rel string) Kind                     { return KindDocStore }
-func (f fakeCatalog) List(rel string) ([]DirEntry, error)      { return nil, nil }
-func (f fakeCatalog) Path(rel string) string                   { return os.TempDir() }
-func (f fakeCatalog) Stat(rel string) (os.FileInfo, error)     { return os.Stat(os.TempDir()) }
-func (f fakeCatalog) OpenDocStore(string) (RecordStore, error) { return f.store, nil }
-func (f fakeCatalog) CreateDocStore(rel string) error          { return nil }
-func (f fakeCatalog) RemoveDocStore(rel string) error          { return nil }
+func (f fakeCatalog) Kind(rel string) Kind                           { return KindDocStore }
+func (f fakeCatalog) List(rel string) ([]DirEntry, error)            { return nil, nil }
+func (f fakeCatalog) Path(rel string) string                         { return os.TempDir() }
+func (f fakeCatalog) Stat(rel string) (os.FileInfo, error)           { return os.Stat(os.TempDir()) }
+func (f fakeCatalog) OpenDocStore(string, bool) (RecordStore, error) { return f.store, nil }
+func (f fakeCatalog) CreateDocStore(rel string) error                { return nil }
+func (f fakeCatalog) RemoveDocStore(rel string) error                { return nil }
 
 func newTestCollection(s RecordStore) *collectionNode {
-	m := newMountState(fakeCatalog{store: s}, false, log.New(io.Discard, "", 0))
+	m := newMountState(fakeCatalog{store: s}, false, log.New(io.Discard, "", 0), 0)
 	return &collectionNode{m: m, rel: "c"}
 }

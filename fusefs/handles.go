@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -17,16 +18,27 @@ import (
 // through the store's PutRaw on flush (every close(2)) and fsync. The stored
 // record is never touched before a commit succeeds. Commits are idempotent:
 // only changes made since the last successful commit are committed.
+//
+// A handle that created the record (created) shows it, with the buffer's
+// size, for as long as it is open and the record is not stored, so fstat
+// and a second O_EXCL see it. Once its record is unlinked (orphaned) the
+// handle keeps working on its buffer but commits nothing, like a file
+// written after its last name is gone.
 type writeHandle struct {
 	c     *collectionNode
 	store RecordStore
 	id    string
 
+	created   bool // this open created the record name (immutable)
+	orphaned  atomic.Bool
+	exclusive bool // O_EXCL: the first commit must create the record; guarded by mu
+
 	mu     sync.Mutex
-	buf    []byte
+	buf    memBuf
 	loaded bool // buf holds the content to commit (stored content read, or truncated)
 	dirty  bool // buf differs from what was last committed
 	failed bool // the last commit was rejected; nothing changed since
+	stored bool // a commit of this handle succeeded
 	times  *fileTimes
 }
 
@@ -50,7 +62,10 @@ func (h *writeHandle) load() syscall.Errno {
 	if errno != 0 {
 		return errno
 	}
-	h.buf, h.loaded = content, true
+	if errno := h.buf.set(content); errno != 0 {
+		return errno
+	}
+	h.loaded = true
 	return 0
 }
 
@@ -60,7 +75,7 @@ func (h *writeHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Re
 	if errno := h.load(); errno != 0 {
 		return nil, errno
 	}
-	return fuse.ReadResultData(sliceAt(h.buf, dest, off)), 0
+	return fuse.ReadResultData(sliceAt(h.buf.data, dest, off)), 0
 }
 
 func (h *writeHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
@@ -69,11 +84,10 @@ func (h *writeHandle) Write(ctx context.Context, data []byte, off int64) (uint32
 	if errno := h.load(); errno != 0 {
 		return 0, errno
 	}
-	buf, errno := writeAt(h.buf, data, off)
-	if errno != 0 {
+	if errno := h.buf.writeAt(data, off); errno != 0 {
 		return 0, errno
 	}
-	h.buf, h.dirty, h.failed = buf, true, false
+	h.dirty, h.failed = true, false
 	return uint32(len(data)), 0
 }
 
@@ -81,12 +95,14 @@ func (h *writeHandle) truncate(size int) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if size == 0 {
-		h.buf, h.loaded = h.buf[:0], true
+		h.buf.data, h.loaded = h.buf.data[:0], true
 	} else {
 		if errno := h.load(); errno != 0 {
 			return errno
 		}
-		h.buf = resize(h.buf, size)
+		if errno := h.buf.resize(size); errno != 0 {
+			return errno
+		}
 	}
 	h.dirty, h.failed = true, false
 	return 0
@@ -97,25 +113,30 @@ func (h *writeHandle) truncate(size int) syscall.Errno {
 func (h *writeHandle) setTimes(t *fileTimes) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.dirty {
+	if !h.dirty && !h.unstoredNew() {
 		return false
 	}
 	h.times = t
 	return true
 }
 
-// pending reports the buffer size when uncommitted changes exist that
-// were not rejected yet (a rejected buffer is not shown to anyone).
-func (h *writeHandle) pending() (int, bool) {
+// unstoredNew reports a record this handle created and never stored.
+func (h *writeHandle) unstoredNew() bool { return h.created && !h.stored }
+
+// shown reports what this handle makes of its record's name: size is the
+// buffer's; pending means uncommitted changes not rejected yet (they win
+// over the stored file); created means the handle holds a new name the
+// store may not have yet.
+func (h *writeHandle) shown() (size int, pending, created bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.buf), h.dirty && !h.failed
+	return len(h.buf.data), h.dirty && !h.failed, h.unstoredNew()
 }
 
 func (h *writeHandle) contents() []byte {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]byte(nil), h.buf...)
+	return append([]byte(nil), h.buf.data...)
 }
 
 // Flush commits; its error is what close(2) returns.
@@ -125,6 +146,9 @@ func (h *writeHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno { r
 
 func (h *writeHandle) Release(ctx context.Context) syscall.Errno {
 	h.c.releaseWriter(h)
+	h.mu.Lock()
+	h.buf.free()
+	h.mu.Unlock()
 	return 0
 }
 
@@ -143,20 +167,32 @@ func (h *writeHandle) commit() syscall.Errno {
 	return errno
 }
 
+// commitBuffer stores the buffer when it holds changes. A record created by
+// this handle and never written is not stored: an empty file is not a
+// record, so such a flush fails with EINVAL and changes nothing (the name
+// stays shown while the handle is open and is gone after the last close).
+// A FLUSH cannot tell the last close(2) from one of a dup'd descriptor, so
+// every close of such a descriptor reports EINVAL: `touch new.jsonc` fails
+// visibly instead of pretending to have stored something.
 func (h *writeHandle) commitBuffer() (errno syscall.Errno, attempted bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.dirty {
+		if h.unstoredNew() && !h.orphaned.Load() {
+			h.c.m.log.Printf("close %s/%s%s: nothing written; an empty file is not a record, nothing stored", h.c.rel, h.id, recordExt)
+			return syscall.EINVAL, false
+		}
 		return 0, false
 	}
 	if errno := h.load(); errno != 0 {
 		return errno, false
 	}
-	if errno := h.c.put(h.store, h.id, h.buf, h.times); errno != 0 {
+	errno = h.c.commitWriter(h, h.buf.data, h.times, h.exclusive && !h.stored)
+	if errno != 0 {
 		h.failed = true
 		return errno, true
 	}
-	h.dirty, h.times = false, nil
+	h.dirty, h.stored, h.times = false, true, nil
 	return 0, true
 }
 
@@ -210,41 +246,4 @@ func readAll(s RecordStore, id string) ([]byte, syscall.Errno) {
 		return nil, syscall.EFBIG
 	}
 	return content, 0
-}
-
-// sliceAt copies buf[off:] into dest and returns the filled part.
-func sliceAt(buf, dest []byte, off int64) []byte {
-	if off >= int64(len(buf)) || off < 0 {
-		return dest[:0]
-	}
-	return dest[:copy(dest, buf[off:])]
-}
-
-// writeAt writes data at off, zero-filling a gap, within maxFileSize.
-func writeAt(buf, data []byte, off int64) ([]byte, syscall.Errno) {
-	end := off + int64(len(data))
-	if off < 0 || end > maxFileSize {
-		return buf, syscall.EFBIG
-	}
-	if end > int64(len(buf)) {
-		buf = resize(buf, int(end))
-	}
-	copy(buf[off:], data)
-	return buf, 0
-}
-
-// resize cuts buf or extends it with zero bytes.
-func resize(buf []byte, size int) []byte {
-	if size <= len(buf) {
-		return buf[:size]
-	}
-	if size <= cap(buf) {
-		old := len(buf)
-		buf = buf[:size]
-		clear(buf[old:])
-		return buf
-	}
-	grown := make([]byte, size, max(size, 2*cap(buf)))
-	copy(grown, buf)
-	return grown
 }

@@ -84,17 +84,17 @@ func TestRejectedBufferIsNotShown(t *testing.T) {
 	coll := newTestCollection(s)
 	h := coll.openWriter(idA, s, false)
 	h.truncate(0)
-	if size, ok := coll.dirtySize(idA); !ok || size != 0 {
+	if size, ok := coll.pendingSize(idA); !ok || size != 0 {
 		t.Fatalf("dirty size = %d, %v; want 0, true", size, ok)
 	}
 	if errno, _ := h.commitBuffer(); errno != syscall.EINVAL {
 		t.Fatalf("commit of empty content = %v, want EINVAL", errno)
 	}
-	if _, ok := coll.dirtySize(idA); ok {
+	if _, ok := coll.pendingSize(idA); ok {
 		t.Errorf("a rejected buffer is still reported as the record's size")
 	}
 	h.Write(context.Background(), []byte(`{"id":"`+idA+`","v":2}`), 0)
-	if _, ok := coll.dirtySize(idA); !ok {
+	if _, ok := coll.pendingSize(idA); !ok {
 		t.Errorf("a new write after a rejection is not pending")
 	}
 }
@@ -119,7 +119,7 @@ func TestResizeAndSlice(t *testing.T) {
 	if got := sliceAt([]byte("hello"), dest, 9); len(got) != 0 {
 		t.Errorf("sliceAt past end = %q", got)
 	}
-	if _, errno := writeAt(nil, []byte("x"), -1); errno != syscall.EFBIG {
+	if errno := (&memBuf{budget: newMemBudget(0)}).writeAt([]byte("x"), -1); errno != syscall.EFBIG {
 		t.Errorf("writeAt negative offset = %v", errno)
 	}
 }

@@ -22,7 +22,10 @@ type Config struct {
 	// NoWatch turns off the watch of ROOT (watch.go): changes made by
 	// other processes then show up only when the 1 s kernel caches expire.
 	NoWatch bool
-	Logger  *log.Logger
+	// MaxBufferBytes bounds the memory of write buffers and scratch files
+	// together (0: DefaultMaxBufferBytes); beyond it writes fail with ENOSPC.
+	MaxBufferBytes int64
+	Logger         *log.Logger
 }
 
 // Mounted is a live mount.
@@ -45,32 +48,9 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	if logger == nil {
 		logger = log.New(os.Stderr, "storhfs: ", log.LstdFlags)
 	}
-	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger)
-	timeout := cacheTimeout
+	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
 	direct := os.Geteuid() == 0
-	mo := fuse.MountOptions{
-		FsName:             cfg.FsName,
-		Name:               "storhfs",
-		AllowOther:         cfg.AllowOther,
-		Debug:              cfg.Debug,
-		Logger:             logger,
-		DirectMount:        direct,
-		DisableXAttrs:      true,
-		DisableReadDirPlus: true, // `ls` of a big collection: no per-entry lookup storm
-	}
-	if cfg.AllowOther {
-		mo.Options = append(mo.Options, "default_permissions")
-	}
-	if cfg.ReadOnly {
-		mo.Options = append(mo.Options, "ro")
-	}
-	opts := &fs.Options{
-		MountOptions:    mo,
-		EntryTimeout:    &timeout,
-		AttrTimeout:     &timeout,
-		NegativeTimeout: &timeout,
-		Logger:          logger,
-	}
+	opts := mountOptions(cfg, logger, direct)
 	root := rootNode(state)
 	server, err := fs.Mount(mountpoint, root, opts)
 	if err != nil {
@@ -85,6 +65,45 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 		}
 	}
 	return mt, nil
+}
+
+// mountOptions are the kernel and go-fuse settings of a mount; direct
+// mounts with mount(2) instead of fusermount3.
+func mountOptions(cfg Config, logger *log.Logger, direct bool) *fs.Options {
+	timeout := cacheTimeout
+	mo := fuse.MountOptions{
+		FsName:        cfg.FsName,
+		Name:          "storhfs",
+		AllowOther:    cfg.AllowOther,
+		Debug:         cfg.Debug,
+		Logger:        logger,
+		DirectMount:   direct,
+		DisableXAttrs: true,
+		// READDIRPLUS only when the kernel asks for it (READDIRPLUS_AUTO):
+		// the first buffer of a listing, and the rest only once the
+		// listed entries get stat-ed (ls -l), so `ls` and `find -name`
+		// stay plain READDIR. A listing the kernel serves from its own
+		// cache (FOPEN_CACHE_DIR, dircache.go) sends neither.
+		DisableReadDirPlus: false,
+		// ATOMIC_O_TRUNC: open(O_TRUNC) arrives as one OPEN with the flag,
+		// not as OPEN plus a SETATTR(size=0) without a handle, which could
+		// not tell the truncating descriptor from other writers of the record.
+		ExtraCapabilities: fuse.CAP_READDIRPLUS_AUTO | fuse.CAP_ATOMIC_O_TRUNC,
+	}
+	if cfg.AllowOther {
+		mo.Options = append(mo.Options, "default_permissions")
+	}
+	if cfg.ReadOnly {
+		mo.Options = append(mo.Options, "ro")
+	}
+	opts := &fs.Options{
+		MountOptions:    mo,
+		EntryTimeout:    &timeout,
+		AttrTimeout:     &timeout,
+		NegativeTimeout: &timeout,
+		Logger:          logger,
+	}
+	return opts
 }
 
 // rootNode is the storage root: normally a namespace; a collection when

@@ -2,8 +2,10 @@ package fusefs
 
 import (
 	"log"
+	"os"
 	"path"
 	"sync"
+	"sync/atomic"
 )
 
 // mountState is shared by every node of one mount.
@@ -11,59 +13,94 @@ type mountState struct {
 	catalog  Catalog
 	readOnly bool
 	log      *log.Logger
+	budget   *memBudget // write buffers and scratch files together
+
+	scratchSeq atomic.Uint64 // last scratch inode counter handed out
+	runNotify  func(func())  // runs kernel notifications; nil: a new goroutine (tests replace it)
 
 	mu     sync.Mutex
-	stores map[string]RecordStore  // open collections by rel path
+	stores map[string]*storeSlot   // collections by rel path
 	logs   map[string]*logSource   // log views by directory on disk
 	queues map[string]*queueSource // queue views by directory on disk
 	closed bool
 }
 
-func newMountState(c Catalog, readOnly bool, logger *log.Logger) *mountState {
+// storeSlot holds one collection's store. Opening (which may sweep the
+// whole collection) happens under the slot's own mutex, not the mount's.
+type storeSlot struct {
+	mu     sync.Mutex
+	s      RecordStore // nil until opened
+	closed bool        // forgotten or unmounted: never (re)open
+}
+
+func newMountState(c Catalog, readOnly bool, logger *log.Logger, maxBuffer int64) *mountState {
 	return &mountState{
-		catalog: c, readOnly: readOnly, log: logger,
-		stores: map[string]RecordStore{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
+		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer),
+		stores: map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
 	}
 }
 
 // store returns the open store of collection rel, opening it on first use.
 func (m *mountState) store(rel string) (RecordStore, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if s, ok := m.stores[rel]; ok {
-		return s, nil
+	if m.closed {
+		m.mu.Unlock()
+		return nil, os.ErrClosed
 	}
-	s, err := m.catalog.OpenDocStore(rel)
-	if err != nil {
-		return nil, err
+	slot, ok := m.stores[rel]
+	if !ok {
+		slot = &storeSlot{}
+		m.stores[rel] = slot
 	}
-	m.stores[rel] = s
-	return s, nil
+	m.mu.Unlock()
+
+	slot.mu.Lock()
+	defer slot.mu.Unlock()
+	if slot.closed {
+		return nil, os.ErrClosed
+	}
+	if slot.s == nil {
+		s, err := m.catalog.OpenDocStore(rel, m.readOnly)
+		if err != nil {
+			return nil, err
+		}
+		slot.s = s
+	}
+	return slot.s, nil
 }
 
 // forget closes and drops the store of rel (after rmdir).
 func (m *mountState) forget(rel string) {
 	m.mu.Lock()
-	s, ok := m.stores[rel]
+	slot, ok := m.stores[rel]
 	delete(m.stores, rel)
 	m.mu.Unlock()
 	if ok {
-		if err := s.Close(); err != nil {
-			m.log.Printf("close %s: %v", rel, err)
-		}
+		m.closeSlot(rel, slot)
 	}
+}
+
+func (m *mountState) closeSlot(rel string, slot *storeSlot) {
+	slot.mu.Lock()
+	defer slot.mu.Unlock()
+	slot.closed = true
+	if slot.s == nil {
+		return
+	}
+	if err := slot.s.Close(); err != nil {
+		m.log.Printf("close %s: %v", rel, err)
+	}
+	slot.s = nil
 }
 
 // closeAll closes every open store; called once the mount is gone.
 func (m *mountState) closeAll() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for rel, s := range m.stores {
-		if err := s.Close(); err != nil {
-			m.log.Printf("close %s: %v", rel, err)
-		}
+	for rel, slot := range m.stores {
+		m.closeSlot(rel, slot)
 	}
-	m.stores = map[string]RecordStore{}
+	m.stores = map[string]*storeSlot{}
 	for _, l := range m.logs {
 		l.cache.drop()
 	}
@@ -99,7 +136,13 @@ func (m *mountState) queueSource(dir string) *queueSource {
 
 // notify runs a kernel cache notification outside of the current FUSE
 // request: notifying from inside a handler can deadlock (fuse/server.go).
-func (m *mountState) notify(fn func()) { go fn() }
+func (m *mountState) notify(fn func()) {
+	if m.runNotify != nil {
+		m.runNotify(fn)
+		return
+	}
+	go fn()
+}
 
 func childRel(parent, name string) string {
 	if parent == "" {

@@ -46,29 +46,26 @@ func (c *collectionNode) openRecord(id string, flags uint32) (fs.FileHandle, uin
 		if c.m.readOnly {
 			return nil, 0, syscall.EROFS
 		}
-		h := c.openWriter(id, s, flags&syscall.O_TRUNC != 0)
-		if flags&syscall.O_TRUNC != 0 {
-			h.dirty = true
-		}
-		return h, fuse.FOPEN_DIRECT_IO, 0
+		return c.openWriter(id, s, flags&syscall.O_TRUNC != 0), fuse.FOPEN_DIRECT_IO, 0
 	}
 	f, err := s.OpenRecord(id)
 	if errors.Is(err, iofs.ErrNotExist) {
 		// A new record still being written: show the writer's buffer.
-		if h := c.dirtyWriter(id); h != nil {
-			return &bufferReadHandle{data: h.contents()}, fuse.FOPEN_DIRECT_IO, 0
+		if content, ok := c.shownBuffer(id); ok {
+			return &bufferReadHandle{data: content}, fuse.FOPEN_DIRECT_IO, 0
 		}
 	}
 	if err != nil {
 		return nil, 0, errnoOf(err, syscall.EIO)
 	}
-	return &readHandle{f: f}, fuse.FOPEN_KEEP_CACHE, 0
+	// NOFLUSH: closing a read-only descriptor has nothing to commit.
+	return &readHandle{f: f}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 }
 
-// Setattr: truncation edits the open buffer (open with O_TRUNC arrives as
-// SETATTR size=0 on the handle) or, without a handle, commits the
-// truncated record; times are applied (after the commit when a buffer is
-// pending); mode and owner are accepted and ignored.
+// Setattr: ftruncate edits that descriptor's buffer; truncate(2) by path
+// edits every open buffer of the record or, with none, commits the cut
+// record; times are applied (after the commit when a buffer is pending);
+// mode and owner are accepted and ignored.
 func (r *recordNode) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	return r.c.setRecordAttr(r.id, f, in, out)
 }
@@ -81,15 +78,22 @@ func (c *collectionNode) setRecordAttr(id string, f fs.FileHandle, in *fuse.SetA
 	if errno != 0 {
 		return errno
 	}
-	// The kernel sends the truncation of open(O_TRUNC) without a handle
-	// (ATTR_OPEN): it belongs to the open write buffers, never to the
-	// stored record.
 	var handles []*writeHandle
-	if h, ok := f.(*writeHandle); ok {
+	switch h := f.(type) {
+	case *writeHandle:
 		handles = []*writeHandle{h}
-	} else {
+	case *scratchHandle: // a scratch file renamed onto this record
+		w, errno := h.recordWriter(id)
+		if errno != 0 {
+			return errno
+		}
+		handles = []*writeHandle{w}
+	default:
 		handles = c.openWriters(id)
 	}
+	// Without a handle this is truncate(2) by path: it applies to every
+	// open buffer, or else commits the cut record. (open(O_TRUNC) does not
+	// come here: with ATOMIC_O_TRUNC the kernel passes the flag to OPEN.)
 	if size, ok := in.GetSize(); ok {
 		if size > maxFileSize {
 			return syscall.EFBIG
@@ -130,5 +134,7 @@ func (c *collectionNode) truncateStored(s RecordStore, id string, size int) sysc
 	}
 	resized := make([]byte, size)
 	copy(resized, content)
-	return c.put(s, id, resized, nil)
+	c.commitMu.Lock()
+	defer c.commitMu.Unlock()
+	return c.putLocked(s, id, resized, nil, false)
 }

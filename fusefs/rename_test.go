@@ -14,7 +14,7 @@ func TestRenameRules(t *testing.T) {
 	s := newFakeStore(t, idA)
 	c := newTestCollection(s)
 	sf, _ := c.createScratch("x.tmp", 0)
-	sf.data = []byte(`{"id":"` + idA + `","v":2}`)
+	sf.data.set([]byte(`{"id":"` + idA + `","v":2}`))
 	other := newTestCollection(s)
 
 	cases := []struct {

@@ -13,60 +13,77 @@ import (
 // scratchFile is an editor or tool temporary (vim 4913, .x.swp, x~, sed
 // temps, rsync .x.XXXXXX, ...). It lives in memory for the life of the
 // mount and is never persisted. Once renamed onto a record name it is
-// promoted: its content was committed as that record, and the node the
-// kernel may still hold forwards to the record.
+// promoted: its content was committed as that record, and the node and
+// descriptors the kernel may still hold forward to the record. Its memory
+// is returned to the mount's budget once it has neither a name nor an open
+// descriptor, or when it is promoted.
 type scratchFile struct {
 	ino uint64
 
 	mu       sync.Mutex
-	data     []byte
+	data     memBuf
 	mtime    time.Time
 	atime    time.Time
 	setTimes bool   // times were set explicitly (touch, rsync -t)
 	promoted string // record id after a rename onto a record name
+	unnamed  bool   // unlinked or replaced by a rename
+	opens    int    // open descriptors (scratchHandle)
 }
 
-func newScratchFile(ino uint64) *scratchFile {
+func newScratchFile(ino uint64, budget *memBudget) *scratchFile {
 	now := time.Now()
-	return &scratchFile{ino: ino, mtime: now, atime: now}
+	return &scratchFile{ino: ino, mtime: now, atime: now, data: memBuf{budget: budget}}
 }
 
 func (f *scratchFile) attr(out *fuse.Attr, perm uint32) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	setMemAttr(out, len(f.data), f.mtime, perm)
+	setMemAttr(out, len(f.data.data), f.mtime, perm)
 	out.SetTimes(&f.atime, &f.mtime, &f.mtime)
 }
 
-func (f *scratchFile) truncate(size int) {
+func (f *scratchFile) truncate(size int) syscall.Errno {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.data = resize(f.data, size)
-	f.mtime = time.Now()
-}
-
-// snapshot returns a copy of the content and the explicitly set times.
-func (f *scratchFile) snapshot() ([]byte, *fileTimes) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var t *fileTimes
-	if f.setTimes {
-		t = &fileTimes{atime: f.atime, mtime: f.mtime}
+	if errno := f.data.resize(size); errno != 0 {
+		return errno
 	}
-	return append([]byte(nil), f.data...), t
-}
-
-func (f *scratchFile) promote(id string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.promoted = id
-	f.data = nil
+	f.mtime = time.Now()
+	return 0
 }
 
 func (f *scratchFile) promotedID() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.promoted
+}
+
+// unname records that the file lost its name (unlink, or replaced by a
+// rename); its memory goes once the last descriptor is closed.
+func (f *scratchFile) unname() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.unnamed = true
+	f.freeIfUnusedLocked()
+}
+
+func (f *scratchFile) opened() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.opens++
+}
+
+func (f *scratchFile) closed() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.opens--
+	f.freeIfUnusedLocked()
+}
+
+func (f *scratchFile) freeIfUnusedLocked() {
+	if f.unnamed && f.opens == 0 {
+		f.data.free()
+	}
 }
 
 // scratchNode is the node of a scratch file.
@@ -95,9 +112,11 @@ func (n *scratchNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, ui
 		return n.c.openRecord(id, flags)
 	}
 	if flags&syscall.O_TRUNC != 0 {
-		n.f.truncate(0)
+		if errno := n.f.truncate(0); errno != 0 {
+			return nil, 0, errno
+		}
 	}
-	return &scratchHandle{f: n.f}, fuse.FOPEN_DIRECT_IO, 0
+	return n.c.openScratch(n.f), fuse.FOPEN_DIRECT_IO, 0
 }
 
 func (n *scratchNode) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
@@ -108,7 +127,9 @@ func (n *scratchNode) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.Se
 		if size > maxFileSize {
 			return syscall.EFBIG
 		}
-		n.f.truncate(int(size))
+		if errno := n.f.truncate(int(size)); errno != 0 {
+			return errno
+		}
 	}
 	if t, ok := timesOf(in); ok {
 		n.f.mu.Lock()
@@ -119,34 +140,102 @@ func (n *scratchNode) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.Se
 	return 0
 }
 
-// scratchHandle reads and writes a scratch file's memory directly.
+// scratchHandle reads and writes a scratch file's memory directly. After
+// the file was promoted (renamed onto a record name), reads, writes,
+// truncations and flushes through this descriptor go to a write handle of
+// that record, so they are committed like any write to the record.
 type scratchHandle struct {
+	c *collectionNode
 	f *scratchFile
+
+	mu     sync.Mutex
+	record *writeHandle // opened on the first use after promotion
 }
 
 var (
-	_ fs.FileReader  = (*scratchHandle)(nil)
-	_ fs.FileWriter  = (*scratchHandle)(nil)
-	_ fs.FileFlusher = (*scratchHandle)(nil)
-	_ fs.FileFsyncer = (*scratchHandle)(nil)
+	_ fs.FileReader   = (*scratchHandle)(nil)
+	_ fs.FileWriter   = (*scratchHandle)(nil)
+	_ fs.FileFlusher  = (*scratchHandle)(nil)
+	_ fs.FileFsyncer  = (*scratchHandle)(nil)
+	_ fs.FileReleaser = (*scratchHandle)(nil)
 )
+
+func (c *collectionNode) openScratch(sf *scratchFile) *scratchHandle {
+	sf.opened()
+	return &scratchHandle{c: c, f: sf}
+}
+
+// recordWriter returns the write handle this descriptor uses once the file
+// was promoted to record id, opening it on first use.
+func (h *scratchHandle) recordWriter(id string) (*writeHandle, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.record == nil {
+		s, errno := h.c.store()
+		if errno != 0 {
+			return nil, errno
+		}
+		h.record = h.c.openWriter(id, s, false)
+	}
+	return h.record, 0
+}
+
+// existingRecordWriter is the write handle opened by recordWriter, if any.
+func (h *scratchHandle) existingRecordWriter() *writeHandle {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.record
+}
 
 func (h *scratchHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	h.f.mu.Lock()
-	defer h.f.mu.Unlock()
-	return fuse.ReadResultData(sliceAt(h.f.data, dest, off)), 0
+	id := h.f.promoted
+	if id == "" {
+		defer h.f.mu.Unlock()
+		return fuse.ReadResultData(sliceAt(h.f.data.data, dest, off)), 0
+	}
+	h.f.mu.Unlock()
+	w, errno := h.recordWriter(id)
+	if errno != 0 {
+		return nil, errno
+	}
+	return w.Read(ctx, dest, off)
 }
 
 func (h *scratchHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
 	h.f.mu.Lock()
-	defer h.f.mu.Unlock()
-	buf, errno := writeAt(h.f.data, data, off)
+	id := h.f.promoted
+	if id == "" {
+		defer h.f.mu.Unlock()
+		if errno := h.f.data.writeAt(data, off); errno != 0 {
+			return 0, errno
+		}
+		h.f.mtime, h.f.setTimes = time.Now(), false
+		return uint32(len(data)), 0
+	}
+	h.f.mu.Unlock()
+	w, errno := h.recordWriter(id)
 	if errno != 0 {
 		return 0, errno
 	}
-	h.f.data, h.f.mtime, h.f.setTimes = buf, time.Now(), false
-	return uint32(len(data)), 0
+	return w.Write(ctx, data, off)
 }
 
-func (h *scratchHandle) Flush(ctx context.Context) syscall.Errno               { return 0 }
-func (h *scratchHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno { return 0 }
+func (h *scratchHandle) Flush(ctx context.Context) syscall.Errno {
+	if w := h.existingRecordWriter(); w != nil {
+		return w.commit()
+	}
+	return 0
+}
+
+func (h *scratchHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
+	return h.Flush(ctx)
+}
+
+func (h *scratchHandle) Release(ctx context.Context) syscall.Errno {
+	if w := h.existingRecordWriter(); w != nil {
+		w.Release(ctx)
+	}
+	h.f.closed()
+	return 0
+}

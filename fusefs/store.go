@@ -1,9 +1,14 @@
 package fusefs
 
 import (
+	"errors"
 	"os"
 	"time"
 )
+
+// ErrRejected classifies a commit refused because of its content: the
+// writer gets EINVAL (other commit failures are EIO, ENOSPC, ...).
+var ErrRejected = errors.New("content rejected")
 
 // RecordStore is what the mount needs of one DocStore collection. The real
 // implementation is *docstore.Store; fusefs never opens record files itself.
@@ -22,8 +27,15 @@ type RecordStore interface {
 	// OpenRecord opens the stored record file read-only.
 	OpenRecord(id string) (*os.File, error)
 	// PutRaw validates content as the record file for id and stores it
-	// verbatim with its index entries, or fails leaving everything as it was.
+	// verbatim with its index entries. An error wrapping ErrRejected means
+	// the content was refused (invalid record, id mismatch, unique
+	// violation) and nothing changed; any other error is internal (I/O,
+	// disk full, a closed store, indexes left behind a stored record).
 	PutRaw(id string, content []byte) error
+	// PutRawNew is PutRaw for a record that must not exist yet: checked
+	// under the collection write lock, failing with an error wrapping
+	// os.ErrExist otherwise.
+	PutRawNew(id string, content []byte) error
 	// Delete removes the record and its index entries.
 	Delete(id string) error
 	// SetRecordTimes sets the stored record file's atime and mtime.
@@ -61,8 +73,9 @@ type Catalog interface {
 	Path(rel string) string
 	// Stat describes the real directory rel.
 	Stat(rel string) (os.FileInfo, error)
-	// OpenDocStore opens the collection rel for the life of the mount.
-	OpenDocStore(rel string) (RecordStore, error)
+	// OpenDocStore opens the collection rel for the life of the mount;
+	// readOnly opens it without sweeping or creating anything.
+	OpenDocStore(rel string, readOnly bool) (RecordStore, error)
 	// CreateDocStore makes rel an empty DocStore collection.
 	CreateDocStore(rel string) error
 	// RemoveDocStore removes the collection rel if it holds no records.

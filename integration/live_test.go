@@ -64,6 +64,11 @@ func TestLiveView(t *testing.T) {
 		start := time.Now()
 		for !visible() {
 			if time.Since(start) > 5*time.Second {
+				o1, e1 := run("", "wc", "-l", m.path("jobs", "pending.ndjson"))
+				o2, e2 := run("", "stat", m.path("jobs", "pending.ndjson"))
+				o3, e3 := run("", "ls", "-la", m.path("jobs"), root+"/jobs")
+				o4, e4 := run("", "cat", root+"/jobs/queue.log")
+				t.Logf("DIAG wc: %q %v\nstat: %s %v\nls: %s %v\nqueue.log: %s %v", o1, e1, o2, e2, o3, e3, o4, e4)
 				t.Fatalf("%s: not visible after 5s", what)
 			}
 			time.Sleep(5 * time.Millisecond)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"storhfs/core/docstore"
 	"storhfs/fusefs"
 )
@@ -12,8 +14,14 @@ var _ fusefs.DocStoreBackend = docStores{}
 
 func (docStores) IsCollection(dir string) bool { return docstore.IsCollection(dir) }
 
-func (docStores) Open(root, collection string) (fusefs.RecordStore, error) {
-	return docstore.Open(root, collection, docstore.Options{})
+// Open opens a collection for the mount; a read-only mount opens it
+// read-only, so nothing is swept, unlinked or created on disk.
+func (docStores) Open(root, collection string, readOnly bool) (fusefs.RecordStore, error) {
+	s, err := docstore.Open(root, collection, docstore.Options{ReadOnly: readOnly})
+	if err != nil {
+		return nil, err
+	}
+	return mountStore{s}, nil
 }
 
 func (docStores) Create(root, collection string) error { return docstore.Create(root, collection) }
@@ -21,3 +29,34 @@ func (docStores) Create(root, collection string) error { return docstore.Create(
 func (docStores) RemoveEmpty(root, collection string) error {
 	return docstore.RemoveEmpty(root, collection)
 }
+
+// mountStore is a docstore.Store whose commit errors tell the mount which
+// failures are content rejections (fusefs.ErrRejected, EINVAL to the
+// writer) and which are internal (EIO, ENOSPC, ...).
+type mountStore struct{ *docstore.Store }
+
+func (s mountStore) PutRaw(id string, content []byte) error {
+	return classifyCommit(s.Store.PutRaw(id, content))
+}
+
+func (s mountStore) PutRawNew(id string, content []byte) error {
+	return classifyCommit(s.Store.PutRawNew(id, content))
+}
+
+// classifyCommit marks content rejections; the message is unchanged.
+func classifyCommit(err error) error {
+	if err == nil || errors.Is(err, docstore.ErrIndexDrift) {
+		return err
+	}
+	if errors.Is(err, docstore.ErrInvalidRecord) || errors.Is(err, docstore.ErrInvalidID) ||
+		errors.Is(err, docstore.ErrUniqueViolation) {
+		return rejection{err}
+	}
+	return err
+}
+
+// rejection is a refused commit: same text, also errors.Is fusefs.ErrRejected.
+type rejection struct{ err error }
+
+func (r rejection) Error() string   { return r.err.Error() }
+func (r rejection) Unwrap() []error { return []error{r.err, fusefs.ErrRejected} }

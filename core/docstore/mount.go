@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
+	"storhfs/core/fsutil"
 	"storhfs/shard"
 )
 
@@ -62,49 +66,100 @@ func Create(root, collection string) error {
 	return nil
 }
 
+// ErrBusy: RemoveEmpty found the writer marker of another live process;
+// that process may still use the collection's lock file. It unwraps to
+// syscall.EBUSY.
+var ErrBusy error = &kind{name: "collection is in use by another writer", parent: syscall.EBUSY}
+
 // RemoveEmpty removes a collection that holds no record files: C/data with
 // only empty bucket directories, C/.storh (lock, markers, indexes) and C.
-// With records it fails with ErrNotEmpty and changes nothing; other files
-// in data/ (a live writer's temp file) also give ErrNotEmpty, after empty
-// bucket directories may already have been removed.
+// It runs under the collection write lock and decides emptiness under it,
+// so no writer of this or another process is mid-put. With records it
+// fails with ErrNotEmpty and changes nothing; other files in data/ (a live
+// writer's temp file) also give ErrNotEmpty, after empty bucket directories
+// may already have been removed. The lock file is deleted only when no
+// other live process has a writer marker (else ErrBusy): spec 6 forbids
+// deleting it while others may use it. Markers of this process are ours
+// to drop (the caller closes its own stores afterwards).
 func RemoveEmpty(root, collection string) error {
 	dir := CollectionDir(root, collection)
 	if _, err := os.Stat(dir); err != nil {
 		return err
 	}
+	lock, err := fsutil.OpenLock(dir+"/.storh/write.lock", os.O_RDWR)
+	if err != nil {
+		return wrapError(nil, msgLockOpen, err)
+	}
+	defer lock.Close()
+	if err := lock.Lock(); err != nil {
+		return wrapError(nil, msgLock, err)
+	}
+	defer lock.Unlock()
+	if err := removeEmptyLocked(dir); err != nil {
+		return fmt.Errorf("remove collection %s: %w", dir, err)
+	}
+	return nil
+}
+
+func removeEmptyLocked(dir string) error {
 	hasRecords := false
 	err := shard.Walk(dir, "", func(shard.Entry) error {
 		hasRecords = true
 		return shard.ErrStop
 	})
 	if err != nil {
-		return fmt.Errorf("remove collection %s: %w", dir, err)
+		return err
 	}
 	if hasRecords {
-		return fmt.Errorf("remove collection %s: %w", dir, ErrNotEmpty)
+		return ErrNotEmpty
+	}
+	if err := checkNoOtherWriters(dir); err != nil {
+		return err
 	}
 	// Anything in data/ besides empty buckets (temp files of a live writer,
 	// foreign files) also keeps the collection.
 	buckets, err := os.ReadDir(dir + "/data")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove collection %s: %w", dir, err)
+		return err
 	}
 	for _, b := range buckets {
 		if !b.IsDir() {
-			return fmt.Errorf("remove collection %s: %w", dir, ErrNotEmpty)
+			return ErrNotEmpty
 		}
 		if err := os.Remove(dir + "/data/" + b.Name()); err != nil {
-			return fmt.Errorf("remove collection %s: %w", dir, ErrNotEmpty)
+			return ErrNotEmpty
 		}
 	}
 	if err := os.RemoveAll(dir + "/.storh"); err != nil {
-		return fmt.Errorf("remove collection %s: %w", dir, err)
+		return err
 	}
 	if err := os.Remove(dir + "/data"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove collection %s: %w", dir, err)
+		return err
 	}
 	if err := os.Remove(dir); err != nil {
-		return fmt.Errorf("remove collection %s: %w", dir, ErrNotEmpty)
+		return ErrNotEmpty
+	}
+	return nil
+}
+
+// checkNoOtherWriters fails with ErrBusy when C/.storh/writers holds the
+// marker of a live process other than this one.
+func checkNoOtherWriters(dir string) error {
+	markers, err := os.ReadDir(fsutil.WritersDir(dir))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	self := strconv.Itoa(os.Getpid()) + "."
+	for _, m := range markers {
+		if strings.HasPrefix(m.Name(), self) {
+			continue
+		}
+		if fsutil.MarkerLive(m.Name()) {
+			return fmt.Errorf("marker %s: %w", m.Name(), ErrBusy)
+		}
 	}
 	return nil
 }

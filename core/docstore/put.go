@@ -2,7 +2,9 @@ package docstore
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -100,23 +102,42 @@ func (s *Store) generateID() (string, error) {
 	return id, nil
 }
 
+// ErrIndexDrift: a record file was written but updating its index entries
+// failed afterwards, so indexes and records disagree until repair or
+// reindex. Not a content rejection: the record IS stored.
+var ErrIndexDrift = errors.New("record stored, but its index entries could not be updated; run repair")
+
 // PutRaw stores content verbatim as the record file of id, for the mount.
 // content must be a record PHP's get() would accept for that file name
 // (spec 3.5: strict JSON, else JSONC; an object whose "id" equals id, a
-// valid UUIDv7). Indexes are updated from the parsed data under the write
-// lock; a unique violation fails before anything is written. Errors are
-// errors.Is-able (ErrInvalidID, ErrInvalidRecord, ErrIDMismatch,
-// ErrUniqueViolation) and their text starts with the id.
+// valid UUIDv7) and smaller than MaxRecordBytes (what the reader accepts).
+// Indexes are updated from the parsed data under the write lock; a unique
+// violation, or an indexed value that cannot be encoded into an index file
+// (a float like 1e999, decoded as INF), fails before anything is written.
+// Errors are errors.Is-able (ErrInvalidID, ErrInvalidRecord, ErrIDMismatch,
+// ErrUniqueViolation) and their text starts with the id. A failure after
+// the record file was written is errors.Is(err, ErrIndexDrift).
 //
 // Unlike PHP's put, an existing record file that is unreadable is treated
 // as absent (so a corrupt record can be fixed by rewriting it); its stale
 // index entries, if any, are left for verify/repair.
 func (s *Store) PutRaw(id string, content []byte) error {
+	return s.putRaw(id, content, false)
+}
+
+// PutRawNew is PutRaw for a record that must not exist yet: the check runs
+// under the write lock, and an existing record file fails with an error
+// wrapping fs.ErrExist, changing nothing.
+func (s *Store) PutRawNew(id string, content []byte) error {
+	return s.putRaw(id, content, true)
+}
+
+func (s *Store) putRaw(id string, content []byte, mustBeNew bool) error {
 	if err := validID(id); err != nil {
 		return withID(id, err)
 	}
-	if len(content) > MaxRecordBytes {
-		return withID(id, newError(ErrInvalidRecord, "record exceeds the record size limit"))
+	if len(content) >= MaxRecordBytes {
+		return withID(id, newError(ErrInvalidRecord, fmt.Sprintf("record of %d bytes is not below the record size limit of %d bytes", len(content), MaxRecordBytes)))
 	}
 	path := s.RecordPath(id)
 	data, err := parseRecord(content, id, path)
@@ -126,8 +147,18 @@ func (s *Store) PutRaw(id string, content []byte) error {
 	raw := make([]byte, len(content))
 	copy(raw, content)
 	return withID(id, s.withWriteLock(func() error {
+		if mustBeNew {
+			if _, err := os.Lstat(path); err == nil {
+				return fmt.Errorf("record file %s: %w", path, fs.ErrExist)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
 		var old *phpjson.Array
 		if s.idx.Active() {
+			if err := s.checkIndexable(data); err != nil {
+				return err
+			}
 			if rec, _, err := loadRecord(id, path); err == nil && rec != nil {
 				old = rec.Data
 			}
@@ -139,10 +170,35 @@ func (s *Store) PutRaw(id string, content []byte) error {
 			return err
 		}
 		if s.idx.Active() {
-			return s.idx.UpdateRecord(id, old, data)
+			if err := s.idx.UpdateRecord(id, old, data); err != nil {
+				return fmt.Errorf("%w: %w", ErrIndexDrift, err)
+			}
 		}
 		return nil
 	}))
+}
+
+// checkIndexable fails with ErrInvalidRecord when an indexed field of data
+// holds a value the index files cannot hold (JSON has no INF or NaN), so
+// the record is refused before its file is written.
+func (s *Store) checkIndexable(data *phpjson.Array) error {
+	var buf []byte
+	for _, d := range s.idx.Definitions() {
+		v, ok := data.Lookup(d.Field)
+		if !ok {
+			continue
+		}
+		switch v.(type) {
+		case nil, bool, int64, float64, string: // indexed (spec 7.3)
+		default:
+			continue
+		}
+		var err error
+		if buf, err = phpjson.AppendEncode(buf[:0], v); err != nil {
+			return wrapError(ErrInvalidRecord, fmt.Sprintf("indexed field %q holds a value the index cannot store", d.Field), err)
+		}
+	}
+	return nil
 }
 
 // Delete removes the record id and its index entries; a missing record is

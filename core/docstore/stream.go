@@ -197,7 +197,7 @@ func (s *Store) scanFiles(after string, fn func(id, path string) error) error {
 // skipped, without reading the files (for directory listings). fn may
 // return ErrStop.
 func (s *Store) WalkIDs(after string, fn func(id string) error) error {
-	err := s.scanFiles(after, func(id, _ string) error {
+	err := shard.WalkIDs(s.dir, after, func(id string) error {
 		if err := fn(id); err != nil {
 			if errors.Is(err, ErrStop) {
 				return shard.ErrStop

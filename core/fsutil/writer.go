@@ -50,15 +50,20 @@ func WritersDir(collectionDir string) string {
 }
 
 // Register creates the empty marker (and its directory) the first time it
-// is called; later calls do nothing. Call it under the collection lock,
-// before the first temp file.
+// is called. Later calls check that the marker is still there and recreate
+// it if it is gone: PHP running as another user sees our pid as dead
+// (kill(2) fails with EPERM) and deletes the marker on its open-time sweep,
+// after which our temp files would be swept as orphans. Call it under the
+// collection lock, before the first temp file.
 func (w *Writer) Register() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.registered {
-		return nil
-	}
 	marker := w.MarkerPath()
+	if w.registered {
+		if _, err := os.Lstat(marker); err == nil {
+			return nil
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(marker), 0o777); err != nil {
 		return newError("Could not register storage writer marker: "+marker, err)
 	}
@@ -72,6 +77,10 @@ func (w *Writer) Register() error {
 	w.registered = true
 	return nil
 }
+
+// MarkerLive reports whether a writer marker name ("<pid>.<hex8>") belongs
+// to a live process (spec 5.5, with EPERM counted alive as in PIDAlive).
+func MarkerLive(name string) bool { return !markerStale(name) }
 
 // Registered reports whether Register succeeded and Unregister has not run.
 func (w *Writer) Registered() bool {

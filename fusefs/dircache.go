@@ -1,0 +1,90 @@
+package fusefs
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/shard"
+)
+
+// recordListing keeps the last listing of one collection (its record ids,
+// read through shard.ListIDs, which re-reads only bucket directories whose
+// mtime moved) and decides when the kernel may serve a listing from its
+// own readdir cache (FOPEN_CACHE_DIR).
+//
+// Kernel cache rule: the kernel fills its cache from whatever handle was
+// opened with FOPEN_CACHE_DIR, and drops it when a directory open comes
+// back without FOPEN_KEEP_CACHE (fuse_dir_open) or the mount changes the
+// directory itself. So an open gets FOPEN_CACHE_DIR only when the listing
+// is the one the kernel was last allowed to cache (kernelGen) and no
+// handle of an older listing that might still fill the cache is open;
+// every other open invalidates the kernel's copy.
+type recordListing struct {
+	mu         sync.Mutex
+	ids        *shard.IDList // nil: nothing kept (too big, or never listed)
+	scratch    []fuse.DirEntry
+	gen        uint64         // bumped when ids or scratch changed
+	kernelGen  uint64         // the listing the kernel may hold; 0 = none
+	openCached map[uint64]int // open FOPEN_CACHE_DIR handles by gen
+}
+
+// maxCachedIDs bounds the memory one collection's kept listing may use
+// (about 80 bytes an id); bigger collections are read on every listing.
+const maxCachedIDs = 1 << 20
+
+// dirListing is what one open directory handle lists.
+type dirListing struct {
+	ids         []string
+	scratch     []fuse.DirEntry
+	gen         uint64
+	kernelCache bool // opened with FOPEN_CACHE_DIR; release with done
+}
+
+// open reads the collection's listing (collectionDir's records, then the
+// given scratch entries) and says whether the kernel may cache it.
+func (l *recordListing) open(collectionDir string, scratch []fuse.DirEntry, now time.Time) (dirListing, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	list, changed, err := shard.ListIDs(collectionDir, l.ids, now)
+	if err != nil {
+		return dirListing{}, err
+	}
+	if changed || l.gen == 0 || !slices.Equal(scratch, l.scratch) {
+		l.gen++
+	}
+	l.scratch = scratch
+	l.ids = list
+	if list.Len() > maxCachedIDs {
+		l.ids = nil
+	}
+	out := dirListing{ids: list.IDs, scratch: scratch, gen: l.gen}
+	staleOpen := false
+	for gen, n := range l.openCached {
+		staleOpen = staleOpen || gen != l.gen && n > 0
+	}
+	switch {
+	case staleOpen:
+		l.kernelGen = 0 // invalidate again once they are closed
+	case l.kernelGen != l.gen:
+		l.kernelGen = l.gen // this open drops the kernel's copy
+	default:
+		out.kernelCache = true
+		if l.openCached == nil {
+			l.openCached = map[uint64]int{}
+		}
+		l.openCached[l.gen]++
+	}
+	return out, nil
+}
+
+// done releases a handle opened with kernelCache.
+func (l *recordListing) done(gen uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.openCached[gen]--; l.openCached[gen] <= 0 {
+		delete(l.openCached, gen)
+	}
+}
