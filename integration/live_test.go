@@ -29,7 +29,10 @@ func TestLiveView(t *testing.T) {
 	l := openLog(t, root, "audit", small)
 	appendRows(t, l, 0, 40)
 	mustOK(t, l.Close())
-	runOK(t, "", storhfsBin, "queue-enqueue", root, "jobs")
+	// The demo root has a queue "jobs" with jobs in every state; this test
+	// counts lines from an empty queue of its own.
+	const liveQueue = "livequeue"
+	runOK(t, "", storhfsBin, "queue-enqueue", root, liveQueue)
 	// STORHFS_LIVE_MOUNT_FLAGS=--no-watch shows that this test fails
 	// without the watcher.
 	m := startMount(t, root, strings.Fields(os.Getenv("STORHFS_LIVE_MOUNT_FLAGS"))...)
@@ -43,7 +46,7 @@ func TestLiveView(t *testing.T) {
 	// invalidation, a change would then stay hidden for up to 1 s after
 	// the writer exits (uniformly spread), and with ten changes observed
 	// at least one would miss visibleWithin.
-	observe := func(what string, change func(), visible func() bool) {
+	observe := func(t *testing.T, what string, change func(), visible func() bool) {
 		t.Helper()
 		stop, polled := make(chan struct{}), make(chan struct{})
 		go func() {
@@ -64,11 +67,6 @@ func TestLiveView(t *testing.T) {
 		start := time.Now()
 		for !visible() {
 			if time.Since(start) > 5*time.Second {
-				o1, e1 := run("", "wc", "-l", m.path("jobs", "pending.ndjson"))
-				o2, e2 := run("", "stat", m.path("jobs", "pending.ndjson"))
-				o3, e3 := run("", "ls", "-la", m.path("jobs"), root+"/jobs")
-				o4, e4 := run("", "cat", root+"/jobs/queue.log")
-				t.Logf("DIAG wc: %q %v\nstat: %s %v\nls: %s %v\nqueue.log: %s %v", o1, e1, o2, e2, o3, e3, o4, e4)
 				t.Fatalf("%s: not visible after 5s", what)
 			}
 			time.Sleep(5 * time.Millisecond)
@@ -107,7 +105,7 @@ func TestLiveView(t *testing.T) {
 	logSize() // the kernel now caches the size for 1 s
 
 	t.Run("log appends", func(t *testing.T) {
-		observe("log append (stat size)", func() {
+		observe(t, "log append (stat size)", func() {
 			sh(t, "", fmt.Sprintf(`printf '{"live":1}\n{"live":2}\n{"live":3}\n' | %s log-append %s audit`, storhfsBin, root))
 		}, func() bool { return logSize() == fmt.Sprint(len(coreLog())) })
 		if got := readFile(t, m.path("audit", "records.ndjson")); !bytes.Equal(got, coreLog()) {
@@ -120,11 +118,11 @@ func TestLiveView(t *testing.T) {
 
 	t.Run("log delete and compaction", func(t *testing.T) {
 		first := string(bytes.SplitN(coreLog(), []byte(`"`), 5)[3])
-		observe("log delete (stat size)", func() {
+		observe(t, "log delete (stat size)", func() {
 			runOK(t, "", storhfsBin, "log-delete", root, "audit", first)
 		}, func() bool { return logSize() == fmt.Sprint(len(coreLog())) })
 		segs := runOK(t, "", "ls", m.path("audit", "segments"))
-		observe("log compaction (segments listing)", func() {
+		observe(t, "log compaction (segments listing)", func() {
 			runOK(t, "", storhfsBin, "compact", root, "audit", "log")
 		}, func() bool {
 			out, _ := run("", "ls", m.path("audit", "segments"))
@@ -152,15 +150,17 @@ func TestLiveView(t *testing.T) {
 	})
 
 	t.Run("queue events", func(t *testing.T) {
-		pending, processing := m.path("jobs", "pending.ndjson"), m.path("jobs", "processing.ndjson")
-		lineCount(pending)
-		observe("queue enqueue (wc -l pending)", func() {
-			sh(t, "", fmt.Sprintf(`printf '{"a":1}\n{"a":2}\n{"a":3}\n' | %s queue-enqueue %s jobs`, storhfsBin, root))
+		pending, processing := m.path(liveQueue, "pending.ndjson"), m.path(liveQueue, "processing.ndjson")
+		if n := lineCount(pending); n != 0 {
+			t.Fatalf("%s starts with %d pending lines, want an empty queue", liveQueue, n)
+		}
+		observe(t, "queue enqueue (wc -l pending)", func() {
+			sh(t, "", fmt.Sprintf(`printf '{"a":1}\n{"a":2}\n{"a":3}\n' | %s queue-enqueue %s %s`, storhfsBin, root, liveQueue))
 		}, func() bool { return lineCount(pending) == 3 })
-		observe("queue claim (wc -l processing)", func() {
-			runOK(t, "", storhfsBin, "queue-claim", "-n", "2", root, "jobs")
+		observe(t, "queue claim (wc -l processing)", func() {
+			runOK(t, "", storhfsBin, "queue-claim", "-n", "2", root, liveQueue)
 		}, func() bool { return lineCount(processing) == 2 && lineCount(pending) == 1 })
-		if n := lineCount(m.path("jobs", "events.ndjson")); n != 5 {
+		if n := lineCount(m.path(liveQueue, "events.ndjson")); n != 5 {
 			t.Errorf("events.ndjson has %d lines, want 5", n)
 		}
 	})
@@ -169,14 +169,14 @@ func TestLiveView(t *testing.T) {
 		id := newID(t)
 		name := m.path("pages", id+".jsonc")
 		run("", "stat", name) // a negative entry the kernel caches
-		observe("record created (stat)", func() {
+		observe(t, "record created (stat)", func() {
 			sh(t, "", fmt.Sprintf(`echo '{"id":"%s","v":1}' | %s put %s pages %s`, id, storhfsBin, root, id))
 		}, func() bool { _, err := run("", "stat", name); return err == nil })
 		runOK(t, "", "cat", name) // the kernel now caches its pages
-		observe("record replaced (cat)", func() {
+		observe(t, "record replaced (cat)", func() {
 			sh(t, "", fmt.Sprintf(`echo '{"id":"%s","v":22222}' | %s put %s pages %s`, id, storhfsBin, root, id))
 		}, func() bool { out, _ := run("", "cat", name); return strings.Contains(out, "22222") })
-		observe("record deleted (ls)", func() {
+		observe(t, "record deleted (ls)", func() {
 			runOK(t, "", storhfsBin, "delete", root, "pages", id)
 		}, func() bool {
 			out, err := run("", "ls", m.path("pages"))
@@ -186,13 +186,13 @@ func TestLiveView(t *testing.T) {
 
 	t.Run("new collections", func(t *testing.T) {
 		runOK(t, "", "ls", m.dir)
-		observe("new namespace with collections (ls)", func() {
+		observe(t, "new namespace with collections (ls)", func() {
 			runOK(t, "", storhfsBin, "demo", "--records", "3", filepath.Join(root, "later"))
 		}, func() bool {
 			out, _ := run("", "ls", m.path("later", "pages"))
 			return len(strings.Fields(out)) == 3
 		})
-		observe("new log (ls)", func() {
+		observe(t, "new log (ls)", func() {
 			sh(t, "", fmt.Sprintf(`printf '{"x":1}\n' | %s log-append %s newlog`, storhfsBin, root))
 		}, func() bool { return lineCount(m.path("newlog", "records.ndjson")) == 1 })
 	})

@@ -5,19 +5,21 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
+	"storhfs/core/conformance"
 	"storhfs/core/phpjson"
 )
 
-// corpusDir is $STORH_CONFORMANCE_DIR or <repo>/../shared/conformance.
+// corpusDir is $STORH_CONFORMANCE_DIR or <repo>/../shared/conformance; the
+// test is skipped, naming the path, where the corpus is missing.
 func corpusDir(t *testing.T) string {
-	if d := os.Getenv("STORH_CONFORMANCE_DIR"); d != "" {
-		return d
+	t.Helper()
+	dir, ok := conformance.CorpusDir()
+	if !ok {
+		t.Skipf("conformance corpus not found at %s (set STORH_CONFORMANCE_DIR)", dir)
 	}
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "conformance")
+	return dir
 }
 
 func readLines(t *testing.T, path string) [][]byte {
