@@ -107,11 +107,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			var result *phpjson.Array
-			err = withProgress("verify "+t.collection, nil, func() error {
-				result, err = runVerify(t)
-				return inCollection(err, t.collectionDir())
-			})
+			result, err := runWithProgress("verify", t, func() (*phpjson.Array, error) { return runVerify(t) })
 			if err != nil {
 				return err
 			}
@@ -154,11 +150,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			var result *phpjson.Array
-			err = withProgress("repair "+t.collection, nil, func() error {
-				result, err = runRepair(t, c.Int64("requeue-after"))
-				return inCollection(err, t.collectionDir())
-			})
+			result, err := runWithProgress("repair", t, func() (*phpjson.Array, error) { return runRepair(t, c.Int64("requeue-after")) })
 			if err != nil {
 				return err
 			}
@@ -189,11 +181,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			var result *phpjson.Array
-			err = withProgress("reindex "+t.collection, nil, func() error {
-				result, err = withDocStore(t, (*docstore.Store).Reindex)
-				return inCollection(err, t.collectionDir())
-			})
+			result, err := runWithProgress("reindex", t, func() (*phpjson.Array, error) { return withDocStore(t, (*docstore.Store).Reindex) })
 			if err != nil {
 				return err
 			}
@@ -227,17 +215,26 @@ Example:
 			if err != nil {
 				return err
 			}
-			var result *phpjson.Array
-			err = withProgress("compact "+t.collection, nil, func() error {
-				result, err = runCompact(t)
-				return inCollection(err, t.collectionDir())
-			})
+			result, err := runWithProgress("compact", t, func() (*phpjson.Array, error) { return runCompact(t) })
 			if err != nil {
 				return err
 			}
 			return printCLIJSON(c.App.Writer, result)
 		}),
 	}
+}
+
+// runWithProgress runs one maintenance call on t with a progress indicator
+// on a terminal, naming the collection directory in an error whose storh
+// message has no path.
+func runWithProgress(verb string, t target, run func() (*phpjson.Array, error)) (*phpjson.Array, error) {
+	var result *phpjson.Array
+	err := withProgress(verb+" "+t.collection, nil, func() error {
+		var err error
+		result, err = run()
+		return inCollection(err, t.collectionDir())
+	})
+	return result, err
 }
 
 func runStats(t target) (*phpjson.Array, error) {
