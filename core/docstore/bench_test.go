@@ -112,23 +112,50 @@ func perRecord(b *testing.B, records int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(records)/1000, "us/record")
 }
 
+// cpuTime is this process's user+system CPU time (all threads), so that a
+// benchmark on a shared, loaded machine also reports the work it did.
+func cpuTime() time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// startCPU resets the timer and returns a func reporting the CPU time per
+// op ("cpu-us/op") and, when records > 0, per record ("cpu-us/record").
+func startCPU(b *testing.B) func(records int) {
+	b.Helper()
+	b.ResetTimer()
+	start := cpuTime()
+	return func(records int) {
+		b.StopTimer()
+		cpu := float64((cpuTime() - start).Nanoseconds()) / 1000
+		b.ReportMetric(cpu/float64(b.N), "cpu-us/op")
+		if records > 0 {
+			b.ReportMetric(cpu/float64(records), "cpu-us/record")
+		}
+	}
+}
+
 func BenchmarkPut(b *testing.B) {
 	s := benchOpen(b, fixture(b, "put", nil))
 	gen := uuidv7.NewGenerator(nil, nil)
-	b.ResetTimer()
+	done := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		id, _ := gen.New()
 		if _, err := s.Put(benchData(i), id); err != nil {
 			b.Fatal(err)
 		}
 	}
+	done(b.N)
 	perRecord(b, b.N)
 }
 
 func BenchmarkPutRaw(b *testing.B) {
 	s := benchOpen(b, fixture(b, "putraw", nil))
 	gen := uuidv7.NewGenerator(nil, nil)
-	b.ResetTimer()
+	done := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		id, _ := gen.New()
 		content, _ := encodeRecord(id, benchData(i))
@@ -136,31 +163,34 @@ func BenchmarkPutRaw(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	done(b.N)
 	perRecord(b, b.N)
 }
 
 func BenchmarkGetCold(b *testing.B) {
 	f := fixture(b, "read", nil)
 	s := benchOpen(b, f) // a fresh Store: nothing cached, every get reads and decodes
-	b.ResetTimer()
+	done := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		r, err := s.Get(f.ids[(i*7919)%len(f.ids)])
 		if err != nil || r == nil {
 			b.Fatal(err)
 		}
 	}
+	done(b.N)
 	perRecord(b, b.N)
 }
 
 func BenchmarkStream(b *testing.B) {
 	s := benchOpen(b, fixture(b, "read", nil))
-	b.ResetTimer()
+	done := startCPU(b)
 	n := 0
 	for i := 0; i < b.N; i++ {
 		if err := s.Stream(RecordQuery{}, func(Record) error { n++; return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
+	done(n)
 	perRecord(b, n)
 }
 
@@ -168,34 +198,37 @@ var benchIndexDefs = []docindex.Definition{{Field: "kind"}, {Field: "tag"}, {Fie
 
 func BenchmarkQueryEqualityIndexed(b *testing.B) {
 	s := benchOpen(b, fixture(b, "indexed", benchIndexDefs))
-	b.ResetTimer()
+	done := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		recs, err := s.Query().Where("kind", "eq", fmt.Sprintf("k%d", i%10)).Limit(100).Get()
 		if err != nil || len(recs) != 100 {
 			b.Fatalf("%d records, %v", len(recs), err)
 		}
 	}
+	done(0)
 }
 
 func BenchmarkCountIndexed(b *testing.B) {
 	s := benchOpen(b, fixture(b, "indexed", benchIndexDefs))
-	b.ResetTimer()
+	done := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		n, err := s.Query().Where("kind", "eq", fmt.Sprintf("k%d", i%10)).Count()
 		if err != nil || n != benchRecords/10 {
 			b.Fatalf("count %d, %v", n, err)
 		}
 	}
+	done(0)
 }
 
 func BenchmarkReindex(b *testing.B) {
 	s := benchOpen(b, fixture(b, "reindex", benchIndexDefs))
-	b.ResetTimer()
+	done := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Reindex(); err != nil {
 			b.Fatal(err)
 		}
 	}
+	done(b.N * benchRecords)
 	perRecord(b, b.N*benchRecords)
 }
 
@@ -203,11 +236,49 @@ func BenchmarkExportJSONL(b *testing.B) {
 	f := fixture(b, "read", nil)
 	s := benchOpen(b, f)
 	out := b.TempDir() + "/export.jsonl"
-	b.ResetTimer()
+	done := startCPU(b)
 	for i := 0; i < b.N; i++ {
 		if n, err := s.ExportJSONL(out); err != nil || n != benchRecords {
 			b.Fatalf("%d, %v", n, err)
 		}
 	}
+	done(b.N * benchRecords)
 	perRecord(b, b.N*benchRecords)
+}
+
+// BenchmarkReadFloor is the syscall floor of a cold get on this machine:
+// open, one read and close of a record file, nothing decoded.
+func BenchmarkReadFloor(b *testing.B) {
+	f := fixture(b, "read", nil)
+	s := benchOpen(b, f)
+	done := startCPU(b)
+	for i := 0; i < b.N; i++ {
+		if err := withRecordFile(fileAt(s.RecordPath(f.ids[(i*7919)%len(f.ids)])), true, func([]byte) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	done(b.N)
+	perRecord(b, b.N)
+}
+
+// BenchmarkReadFloorAt is BenchmarkReadFloor with the files opened relative
+// to a C/data directory fd, as scans do.
+func BenchmarkReadFloorAt(b *testing.B) {
+	f := fixture(b, "read", nil)
+	s := benchOpen(b, f)
+	dirfd, err := unix.Open(s.Dir()+"/data", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Close(dirfd)
+	done := startCPU(b)
+	for i := 0; i < b.N; i++ {
+		id := f.ids[(i*7919)%len(f.ids)]
+		rf := recordFile{dirfd: dirfd, rel: id[24:26] + "/" + id + ".jsonc", path: id}
+		if err := withRecordFile(rf, true, func([]byte) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	done(b.N)
+	perRecord(b, b.N)
 }

@@ -28,17 +28,11 @@ func (s *Store) ExportJSONL(path string) (int, error) {
 	}
 	w := bufio.NewWriterSize(f, exportChunk)
 	n := 0
-	var line []byte
-	err = s.scanRecords("", nil, func(r *scanned) error {
+	err = s.scanRecordsWith("", nil, loadExportLine, func(r *scanned) error {
 		if r.err != nil || r.rec == nil {
 			return r.err
 		}
-		var err error
-		line, err = appendRecord(line[:0], r.id, r.rec.Data)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(line); err != nil {
+		if _, err := w.Write(r.line); err != nil {
 			return err
 		}
 		n++
@@ -54,6 +48,16 @@ func (s *Store) ExportJSONL(path string) (int, error) {
 		return n, err
 	}
 	return n, nil
+}
+
+// loadExportLine reads r's record and encodes its export line on the
+// reading goroutine, so decoding and encoding run on every core while the
+// consumer only writes.
+func loadExportLine(r *scanned) {
+	loadScanned(r)
+	if r.err == nil && r.rec != nil {
+		r.line, r.err = encodeRecord(r.id, r.rec.Data)
+	}
 }
 
 // ImportJSONL writes one record per non-blank line of path under one lock

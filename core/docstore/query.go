@@ -20,9 +20,11 @@ func (s *Store) Query() *query.Builder { return query.New(querySource{s}) }
 type querySource struct{ s *Store }
 
 var (
-	_ query.Source  = querySource{}
-	_ query.Indexed = querySource{}
-	_ query.Counter = querySource{}
+	_ query.Source       = querySource{}
+	_ query.Indexed      = querySource{}
+	_ query.Counter      = querySource{}
+	_ query.IndexCounter = querySource{}
+	_ query.GetEacher    = querySource{}
 )
 
 func (q querySource) StoreClass() string { return StoreClass }
@@ -78,4 +80,26 @@ func (q querySource) CountAll() (int, error) {
 // (docindex.EqualityCount), for an index-trusting count() fast path.
 func (q querySource) EqualityCount(field string, v phpjson.Value) (int64, bool, error) {
 	return q.s.idx.EqualityCount(field, v)
+}
+
+// CompoundCount is the stored count of the compound entry of (f1 == v1,
+// f2 == v2) (docindex.CompoundCount).
+func (q querySource) CompoundCount(f1 string, v1 phpjson.Value, f2 string, v2 phpjson.Value) (int64, bool, error) {
+	return q.s.idx.CompoundCount(f1, v1, f2, v2)
+}
+
+// GetEach fetches the candidates of an index lookup ahead of the query
+// (Store.GetEach).
+func (q querySource) GetEach(ids []string, fn func(id string, rec *query.Record) error) error {
+	return q.s.GetEach(ids, func(id string, rec *Record) error {
+		var qr *query.Record
+		if rec != nil {
+			qr = &query.Record{ID: rec.ID, Data: rec.Data}
+		}
+		err := fn(id, qr)
+		if errors.Is(err, query.ErrStop) {
+			return ErrStop
+		}
+		return err
+	})
 }

@@ -3,7 +3,9 @@ package docstore
 import (
 	"errors"
 	"io/fs"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -45,25 +47,56 @@ func parseRecord(content []byte, expectID, path string) (*phpjson.Array, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkRecordID(obj, expectID, false); err != nil {
+		return nil, err
+	}
+	return recordData(obj), nil
+}
+
+// checkRecordID checks the record's "id" member: a valid UUIDv7 (else
+// ErrInvalidRecord) equal to expectID (else ErrIDMismatch). expectValid
+// says the caller has validated expectID, so an equal id needs no check.
+func checkRecordID(obj *phpjson.Array, expectID string, expectValid bool) error {
 	idv, _ := obj.Lookup("id")
 	id, ok := idv.(string)
+	if ok && expectValid && id == expectID {
+		return nil
+	}
 	if !ok || !uuidv7.Valid(id) {
-		return nil, newError(ErrInvalidRecord, msgInvalidID)
+		return newError(ErrInvalidRecord, msgInvalidID)
 	}
 	if id != expectID {
-		return nil, newError(ErrIDMismatch, msgIDMismatch)
+		return newError(ErrIDMismatch, msgIDMismatch)
 	}
+	return nil
+}
+
+// recordData is the record's data: its "data" member when that is an
+// array, else the empty array.
+func recordData(obj *phpjson.Array) *phpjson.Array {
 	if d, ok := obj.Lookup("data"); ok {
 		if a, ok := d.(*phpjson.Array); ok {
-			return a, nil
+			return a
 		}
 	}
-	return phpjson.NewArray(0), nil
+	return phpjson.NewArray(0)
 }
 
 // readBufPool holds read buffers for withRecordFile. A pooled buffer is
 // only lent to the callback; phpjson.Decode copies what it keeps.
 var readBufPool = sync.Pool{New: func() any { b := make([]byte, 8192); return &b }}
+
+// recordFile names a record file to read: rel opened relative to the
+// directory fd dirfd (unix.AT_FDCWD: rel is path), path for messages.
+type recordFile struct {
+	dirfd   int
+	rel     string
+	path    string
+	idValid bool // the expected id was validated (Get, GetEach)
+}
+
+// fileAt names path, opened as is.
+func fileAt(path string) recordFile { return recordFile{dirfd: unix.AT_FDCWD, rel: path, path: path} }
 
 // withRecordFile reads a whole record file with open/read/close and no
 // fstat (the hot path of cold gets and scans) and passes its bytes to fn,
@@ -75,8 +108,8 @@ var readBufPool = sync.Pool{New: func() any { b := make([]byte, 8192); return &b
 // end of the file (true of regular files on local file systems) and the
 // final zero-length read is skipped; callers re-read without it when the
 // content does not parse, so a short read elsewhere costs only time.
-func withRecordFile(path string, trustShort bool, fn func(content []byte) error) error {
-	fd, err := openRetry(path)
+func withRecordFile(f recordFile, trustShort bool, fn func(content []byte) error) error {
+	fd, err := openRetry(f)
 	if err != nil {
 		return err
 	}
@@ -87,7 +120,7 @@ func withRecordFile(path string, trustShort bool, fn func(content []byte) error)
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) >= MaxRecordBytes {
-				return newError(ErrInvalidRecord, "storage file exceeds the record size limit: "+path)
+				return newError(ErrInvalidRecord, "storage file exceeds the record size limit: "+f.path)
 			}
 			grown := make([]byte, len(buf), 2*cap(buf))
 			copy(grown, buf)
@@ -101,7 +134,7 @@ func withRecordFile(path string, trustShort bool, fn func(content []byte) error)
 			continue
 		}
 		if err != nil {
-			return &fs.PathError{Op: "read", Path: path, Err: err}
+			return &fs.PathError{Op: "read", Path: f.path, Err: err}
 		}
 		if n == 0 {
 			break
@@ -114,33 +147,59 @@ func withRecordFile(path string, trustShort bool, fn func(content []byte) error)
 	return fn(buf)
 }
 
-func openRetry(path string) (int, error) {
+func openRetry(f recordFile) (int, error) {
 	for {
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		fd, err := openat(f.dirfd, f.rel)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return -1, &fs.PathError{Op: "open", Path: path, Err: err}
+			return -1, &fs.PathError{Op: "open", Path: f.path, Err: err}
 		}
 		return fd, nil
 	}
 }
 
+// openat is unix.Openat(dirfd, path, O_RDONLY|O_CLOEXEC, 0) without
+// allocating the NUL-terminated copy of path for the usual short paths.
+func openat(dirfd int, path string) (int, error) {
+	var cpath [512]byte
+	if len(path) >= len(cpath) || strings.IndexByte(path, 0) >= 0 {
+		return unix.Openat(dirfd, path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	}
+	copy(cpath[:], path)
+	r, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&cpath[0])),
+		uintptr(unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(r), nil
+}
+
 // loadRecord reads and validates the record file at path for id. A missing
 // file gives (nil, 0, nil). size is the file's length when it was read.
 func loadRecord(id, path string) (*Record, int, error) {
+	return loadRecordFile(id, fileAt(path))
+}
+
+// loadRecordFile is loadRecord for a recordFile.
+func loadRecordFile(id string, f recordFile) (*Record, int, error) {
 	var data *phpjson.Array
 	size := 0
 	var parseErr error
 	parse := func(content []byte) error {
 		size = len(content)
-		data, parseErr = parseRecord(content, id, path)
+		var obj *phpjson.Array
+		if obj, parseErr = decodeObject(content, f.path); parseErr == nil {
+			if parseErr = checkRecordID(obj, id, f.idValid); parseErr == nil {
+				data = recordData(obj)
+			}
+		}
 		return nil
 	}
-	err := withRecordFile(path, true, parse)
+	err := withRecordFile(f, true, parse)
 	if err == nil && parseErr != nil {
-		err = withRecordFile(path, false, parse)
+		err = withRecordFile(f, false, parse)
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -150,7 +209,7 @@ func loadRecord(id, path string) (*Record, int, error) {
 		if errors.As(err, &pe) {
 			return nil, 0, err
 		}
-		return nil, 0, wrapError(ErrInvalidRecord, msgCouldNotRead+path, err)
+		return nil, 0, wrapError(ErrInvalidRecord, msgCouldNotRead+f.path, err)
 	}
 	if parseErr != nil {
 		return nil, size, parseErr
@@ -164,6 +223,8 @@ func (s *Store) Get(id string) (*Record, error) {
 	if err := validID(id); err != nil {
 		return nil, err
 	}
-	rec, _, err := loadRecord(id, s.RecordPath(id))
+	f := fileAt(s.RecordPath(id))
+	f.idValid = true
+	rec, _, err := loadRecordFile(id, f)
 	return rec, err
 }

@@ -58,3 +58,16 @@ func BenchmarkStdlibUnmarshalRecord(b *testing.B) {
 		}
 	}
 }
+
+// smallRecord is the shape of the DocStore benchmark records (~170 bytes).
+var smallRecord = []byte(`{"id":"018f2a3b-4c5d-7e6f-8a9b-0c1d2e3f4a5b","data":{"title":"Record number 12345","kind":"k5","tag":"t45","n":12345,"body":"A short body of text for the benchmark."}}` + "\n")
+
+func BenchmarkDecodeSmallRecord(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(smallRecord)))
+	for b.Loop() {
+		if _, err := DecodeJSONCObject(smallRecord); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -32,27 +32,25 @@ import (
 // superset of the records matching some group. usable=false when a group
 // has no usable condition (then the whole query scans).
 func candidateIDs(ix Indexed, groups [][]Condition) (ids []string, usable bool, err error) {
-	union := make(map[string]struct{})
+	var union []string
 	for _, g := range groups {
 		set, ok, err := groupCandidates(ix, g)
 		if err != nil || !ok {
 			return nil, false, err
 		}
-		for id := range set {
-			union[id] = struct{}{}
+		if len(groups) == 1 {
+			return set, true, nil
 		}
+		union = append(union, set...)
 	}
-	ids = make([]string, 0, len(union))
-	for id := range union {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids, true, nil
+	return sortedUnique(union), true, nil
 }
 
-// groupCandidates intersects the id sets of a group's usable conditions.
-func groupCandidates(ix Indexed, g []Condition) (map[string]struct{}, bool, error) {
-	var set map[string]struct{}
+// groupCandidates intersects the id sets of a group's usable conditions;
+// the result is sorted and duplicate-free.
+func groupCandidates(ix Indexed, g []Condition) ([]string, bool, error) {
+	var set []string
+	have := false
 	for i := range g {
 		ids, ok, err := conditionCandidates(ix, &g[i])
 		if err != nil {
@@ -61,25 +59,53 @@ func groupCandidates(ix Indexed, g []Condition) (map[string]struct{}, bool, erro
 		if !ok {
 			continue
 		}
-		if set == nil {
-			set = make(map[string]struct{}, len(ids))
-			for _, id := range ids {
-				set[id] = struct{}{}
-			}
+		ids = sortedUnique(ids)
+		if have {
+			set = intersectSorted(set, ids)
 		} else {
-			next := make(map[string]struct{}, len(set))
-			for _, id := range ids {
-				if _, in := set[id]; in {
-					next[id] = struct{}{}
-				}
-			}
-			set = next
+			set, have = ids, true
 		}
 		if len(set) == 0 {
 			break
 		}
 	}
-	return set, set != nil, nil
+	return set, have, nil
+}
+
+// sortedUnique sorts ids bytewise and drops duplicates, in place; a list
+// that is already strictly increasing (entry files are) is returned as is.
+func sortedUnique(ids []string) []string {
+	for i := 1; i < len(ids); i++ {
+		if ids[i] < ids[i-1] {
+			sort.Strings(ids)
+			break
+		}
+	}
+	out := ids[:0]
+	for _, id := range ids {
+		if len(out) == 0 || id != out[len(out)-1] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// intersectSorted returns the ids in both sorted, duplicate-free lists.
+func intersectSorted(a, b []string) []string {
+	out := make([]string, 0, min(len(a), len(b)))
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
 }
 
 // conditionCandidates returns a superset of the ids matching c, or

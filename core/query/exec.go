@@ -65,8 +65,10 @@ func (b *Builder) First() (*Record, error) {
 }
 
 // Count returns the number of matches, capped at the limit (PHP count()).
-// It counts real matches (scan semantics), also where PHP answers from
-// index files without a value check (spec docstore 8.8 quirk).
+// A single eq/in on an equality field (or two eqs with a compound entry)
+// is answered from the stored entry counts, as PHP does (indexCount); every
+// other shape counts real matches (scan semantics), also where PHP answers
+// from index files without a value check (spec docstore 8.8 quirk).
 func (b *Builder) Count() (int, error) {
 	if b.err != nil {
 		return 0, b.err
@@ -80,6 +82,12 @@ func (b *Builder) Count() (int, error) {
 			n = b.limit
 		}
 		return n, nil
+	}
+	if n, ok, err := b.indexCount(); err != nil || ok {
+		if b.limit > 0 && n > b.limit {
+			n = b.limit
+		}
+		return n, err
 	}
 	n := 0
 	err := b.eachMatch(b.limit, func(Record) error {
@@ -121,27 +129,69 @@ func (b *Builder) eachMatch(stop int, fn func(Record) error) error {
 			return err
 		}
 		if usable {
-			for _, id := range ids {
-				// An id Get would refuse (operand of id in, garbage in an
-				// index file) cannot be a record a scan would return.
-				if !uuidv7.Valid(id) || (b.hasCur && id <= b.cursor) {
-					continue
-				}
-				rec, err := b.src.Get(id)
-				if err != nil {
-					return err
-				}
-				if rec == nil {
-					continue // stale index entry
-				}
-				if err := emit(*rec); err != nil {
-					return ignoreStop(err)
-				}
+			need := func() int { return max(stop-seen, 0) }
+			if stop == 0 {
+				need = nil
 			}
-			return nil
+			return ignoreStop(b.eachCandidate(ids, need, emit))
 		}
 	}
 	return ignoreStop(b.src.Scan(emit))
+}
+
+// eachCandidate calls emit with the record of each candidate id (sorted,
+// unique) in order. Ids at or before the cursor are skipped; an id Get
+// would refuse (operand of id in, garbage in an index file) cannot be a
+// record a scan would return; missing records are stale index entries.
+//
+// need (nil: no limit) is how many more matches the query wants. A
+// GetEacher is first handed that many ids, so its read-ahead does not read
+// past the limit when every candidate matches (the usual case).
+func (b *Builder) eachCandidate(ids []string, need func() int, emit func(Record) error) error {
+	if b.hasCur {
+		ids = ids[sort.SearchStrings(ids, b.cursor+"\x00"):] // ids > cursor
+	}
+	if ge, ok := b.src.(GetEacher); ok {
+		prev := 0 // ids handed to the previous call
+		for len(ids) > 0 {
+			n := len(ids)
+			if need != nil {
+				want := need()
+				if want == 0 {
+					return nil
+				}
+				// Grow geometrically when candidates fail the predicate,
+				// so that few calls are made however many fail.
+				n = min(n, max(want, 2*prev))
+			}
+			err := ge.GetEach(ids[:n], func(_ string, rec *Record) error {
+				if rec == nil {
+					return nil
+				}
+				return emit(*rec)
+			})
+			if err != nil {
+				return err
+			}
+			ids, prev = ids[n:], n
+		}
+		return nil
+	}
+	for _, id := range ids {
+		if !uuidv7.Valid(id) {
+			continue
+		}
+		rec, err := b.src.Get(id)
+		if err != nil {
+			return err
+		}
+		if rec != nil {
+			if err := emit(*rec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // directID is PHP direct_id_records (spec docstore 8.7.1): with exactly one

@@ -66,3 +66,16 @@ func (errStopSentinel) Error() string { return "query: stop scan" }
 
 // ErrStop is returned by a Scan callback to end the scan early without error.
 var ErrStop error = errStopSentinel{}
+
+// GetEacher is optionally implemented by a Source that can fetch records by
+// id ahead of its consumer (DocStore reads the files concurrently). The
+// index candidate path uses it instead of one Get per id.
+type GetEacher interface {
+	// GetEach calls fn for each of ids in order with its record, as Get
+	// would return it, except that an id Get would refuse as invalid gives
+	// nil like a missing record (no record can have it). It may read a few
+	// records ahead of fn. A read error is returned when fn would have
+	// reached that id; fn returning ErrStop ends GetEach without error,
+	// other errors from fn are returned as is.
+	GetEach(ids []string, fn func(id string, rec *Record) error) error
+}
