@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Generator reproduces PHP UuidV7::generate: within one millisecond the 10
@@ -77,30 +79,18 @@ func (g *Generator) NewAt(ms int64) (string, error) {
 	return format(ms, e), nil
 }
 
-const lowerHex = "0123456789abcdef"
-
-// format renders ts and entropy as the 36-byte lowercase id.
+// format renders ts and entropy as the 36-byte lowercase id: the 48-bit
+// timestamp, version 7 over e0's low nibble, e1, variant 10 over e2's low six
+// bits, then e3..e9 (spec 11.1). google/uuid prints the 16 bytes.
 func format(ts int64, e [10]byte) string {
-	var b [36]byte
-	for i := 11; i >= 0; i-- { // 12 hex digits of ts into positions 0-7, 9-12
-		pos := i
-		if i >= 8 {
-			pos = i + 1
-		}
-		b[pos] = lowerHex[ts&0xf]
-		ts >>= 4
+	var u uuid.UUID
+	for i := 5; i >= 0; i-- {
+		u[i] = byte(ts)
+		ts >>= 8
 	}
-	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
-	put := func(pos int, v byte) {
-		b[pos] = lowerHex[v>>4]
-		b[pos+1] = lowerHex[v&0xf]
-	}
-	put(14, 0x70|e[0]&0x0f)
-	put(16, e[1])
-	put(19, 0x80|e[2]&0x3f)
-	put(21, e[3])
-	for i := 0; i < 6; i++ {
-		put(24+2*i, e[4+i])
-	}
-	return string(b[:])
+	u[6] = 0x70 | e[0]&0x0f
+	u[7] = e[1]
+	u[8] = 0x80 | e[2]&0x3f
+	copy(u[9:], e[3:])
+	return u.String()
 }
