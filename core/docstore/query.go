@@ -20,11 +20,12 @@ func (s *Store) Query() *query.Builder { return query.New(querySource{s}) }
 type querySource struct{ s *Store }
 
 var (
-	_ query.Source       = querySource{}
-	_ query.Indexed      = querySource{}
-	_ query.Counter      = querySource{}
-	_ query.IndexCounter = querySource{}
-	_ query.GetEacher    = querySource{}
+	_ query.Source        = querySource{}
+	_ query.Indexed       = querySource{}
+	_ query.Counter       = querySource{}
+	_ query.IndexCounter  = querySource{}
+	_ query.GetEacher     = querySource{}
+	_ query.EqualityPager = querySource{}
 )
 
 func (q querySource) StoreClass() string { return StoreClass }
@@ -57,6 +58,12 @@ func (q querySource) Definition(field string) (unique, rangeIdx, ok bool) {
 
 func (q querySource) EqualityIDs(field string, v phpjson.Value) ([]string, bool, error) {
 	return q.s.idx.EqualityIDs(field, v)
+}
+
+// EqualityIDsFrom reads a page of an equality entry's sorted ids
+// (docindex.EqualityIDsFrom), for a query with a limit.
+func (q querySource) EqualityIDsFrom(field string, v phpjson.Value, after string, limit int) ([]string, bool, error) {
+	return q.s.idx.EqualityIDsFrom(field, v, after, limit)
 }
 
 func (q querySource) CompoundIDs(f1 string, v1 phpjson.Value, f2 string, v2 phpjson.Value) ([]string, bool, error) {

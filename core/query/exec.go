@@ -124,15 +124,23 @@ func (b *Builder) eachMatch(stop int, fn func(Record) error) error {
 		return nil
 	}
 	if ix, ok := b.src.(Indexed); ok && b.HasConditions() {
+		need := func() int { return max(stop-seen, 0) }
+		if stop == 0 {
+			need = nil
+		}
+		if p, ok := b.src.(EqualityPager); ok && stop > 0 {
+			if c, ok := b.pagedCondition(ix); ok {
+				usable, err := b.eachPagedCandidate(p, c, need, emit)
+				if err != nil || usable {
+					return ignoreStop(err)
+				}
+			}
+		}
 		ids, usable, err := candidateIDs(ix, b.groups)
 		if err != nil {
 			return err
 		}
 		if usable {
-			need := func() int { return max(stop-seen, 0) }
-			if stop == 0 {
-				need = nil
-			}
 			return ignoreStop(b.eachCandidate(ids, need, emit))
 		}
 	}

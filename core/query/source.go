@@ -79,3 +79,14 @@ type GetEacher interface {
 	// other errors from fn are returned as is.
 	GetEach(ids []string, fn func(id string, rec *Record) error) error
 }
+
+// EqualityPager is optionally implemented by an Indexed source that can
+// read the ids of an equality entry a page at a time (DocStore: docindex
+// EqualityIDsFrom), so that a query with a limit reads only the ids it
+// needs. EqualityIDsFrom returns the ids EqualityIDs gives for field == v,
+// sorted bytewise without duplicates, restricted to those after `after`
+// ("" for the first) and cut to at most limit (limit <= 0: all); indexed
+// as for EqualityIDs.
+type EqualityPager interface {
+	EqualityIDsFrom(field string, v phpjson.Value, after string, limit int) (ids []string, indexed bool, err error)
+}
