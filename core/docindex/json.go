@@ -2,7 +2,6 @@ package docindex
 
 import (
 	"errors"
-	"math"
 
 	"storhfs/core/phpjson"
 )
@@ -15,35 +14,13 @@ func appendJSON(dst []byte, v phpjson.Value) ([]byte, error) { return phpjson.Ap
 // encodePretty is Jsonc::encode_object (pretty JSON plus "\n").
 func encodePretty(a *phpjson.Array) ([]byte, error) { return phpjson.EncodeJSONCObject(a) }
 
-// g17 is sprintf('%.17G') and f24 sprintf('%024.6F'). phpjson's versions
-// require a finite f; PHP prints non-finite values unpadded as "NaN",
-// "Inf" and "-Inf" (a decoded 1e400 is INF and can reach the key code as
-// a query operand or before a unique check).
-func g17(f float64) string {
-	if s, ok := nonFinite(f); ok {
-		return s
-	}
-	return phpjson.G17(f)
-}
+// g17 is sprintf('%.17G') and f24 sprintf('%024.6F'); both print a
+// non-finite value as PHP does ("NaN", "Inf", "-Inf": a decoded 1e400 is
+// INF and can reach the key code as a query operand or before a unique
+// check).
+func g17(f float64) string { return phpjson.G17(f) }
 
-func f24(f float64) string {
-	if s, ok := nonFinite(f); ok {
-		return s
-	}
-	return phpjson.F24(f)
-}
-
-func nonFinite(f float64) (string, bool) {
-	switch {
-	case math.IsNaN(f):
-		return "NaN", true
-	case math.IsInf(f, 1):
-		return "Inf", true
-	case math.IsInf(f, -1):
-		return "-Inf", true
-	}
-	return "", false
-}
+func f24(f float64) string { return phpjson.F24(f) }
 
 // identical is PHP ===.
 func identical(a, b phpjson.Value) bool { return phpjson.Identical(a, b) }
