@@ -1,6 +1,7 @@
 package phpjson
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/tailscale/hujson"
@@ -11,8 +12,15 @@ import (
 // must agree: whatever hujson standardizes to plain JSON, storh reads to the
 // same PHP value. This cross-checks our comment and trailing-comma handling
 // against a maintained implementation.
+//
+// The one known difference in dialect: storh ends a `//` comment at \r as
+// well as \n, hujson only at \n, so input with a lone \r (not part of
+// \r\n) is left out.
 func agreesWithHujson(t *testing.T, in []byte) {
 	t.Helper()
+	if bytes.Contains(bytes.ReplaceAll(in, []byte("\r\n"), nil), []byte("\r")) {
+		return
+	}
 	std, err := hujson.Standardize(append([]byte(nil), in...))
 	if err != nil {
 		return // outside hujson's dialect: nothing to compare
@@ -46,6 +54,14 @@ func firstNonSpace(b []byte) int {
 		}
 	}
 	return 0
+}
+
+func TestLoneCREndsALineComment(t *testing.T) {
+	// PHP's strip_comments stops a // comment at \r: "0" survives and the
+	// object is invalid, where hujson would read {}.
+	if _, err := DecodeJSONCObject([]byte("{//\r0\n}")); err == nil {
+		t.Fatal("storh's reader accepted a value after a lone-CR line comment")
+	}
 }
 
 func TestJSONCAgreesWithHujson(t *testing.T) {

@@ -96,23 +96,10 @@ func phpTrim(b []byte) []byte {
 func StripComments(text []byte) []byte {
 	out := make([]byte, 0, len(text))
 	n := len(text)
-	inString, escaped := false, false
+	var str stringTracker
 	for i := 0; i < n; i++ {
 		c := text[i]
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		if c == '"' {
-			inString = true
+		if str.feed(c) {
 			out = append(out, c)
 			continue
 		}
@@ -157,25 +144,10 @@ func StripComments(text []byte) []byte {
 func StripTrailingCommas(text []byte) []byte {
 	out := make([]byte, 0, len(text))
 	n := len(text)
-	inString, escaped := false, false
+	var str stringTracker
 	for i := 0; i < n; i++ {
 		c := text[i]
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case ',':
+		if !str.feed(c) && c == ',' {
 			j := i + 1
 			for j < n && isCtypeSpace(text[j]) {
 				j++
@@ -187,6 +159,27 @@ func StripTrailingCommas(text []byte) []byte {
 		out = append(out, c)
 	}
 	return out
+}
+
+// stringTracker follows double-quoted string literals byte by byte, as
+// both of storh's JSONC passes do: a `\` escapes the next byte, and a
+// string ends at the next unescaped `"`.
+type stringTracker struct{ inString, escaped bool }
+
+// feed reports whether c belongs to a string literal, its quotes included.
+func (s *stringTracker) feed(c byte) bool {
+	switch {
+	case !s.inString:
+		s.inString = c == '"'
+		return s.inString
+	case s.escaped:
+		s.escaped = false
+	case c == '\\':
+		s.escaped = true
+	case c == '"':
+		s.inString = false
+	}
+	return true
 }
 
 func isCtypeSpace(c byte) bool {
