@@ -127,6 +127,25 @@ func (w *watcher) add(dir string, d watchedDir) {
 	}
 }
 
+// forget drops gone (removed or renamed-away) directory path and everything
+// watched below it, so a directory recreated at that path is watched again
+// and the map does not grow with every directory ever seen. A renamed
+// directory's watch would follow its inode elsewhere: it is removed too.
+func (w *watcher) forget(gone string) {
+	w.mu.Lock()
+	var drop []string
+	for dir := range w.dirs {
+		if dir == gone || strings.HasPrefix(dir, gone+"/") {
+			drop = append(drop, dir)
+			delete(w.dirs, dir)
+		}
+	}
+	w.mu.Unlock()
+	for _, dir := range drop {
+		w.w.Remove(dir) // already gone with a removed directory: error ignored
+	}
+}
+
 // setupChild watches catalog directory rel according to its kind; old is
 // the kind it had when last watched.
 func (w *watcher) setupChild(rel string, old Kind) Kind {
@@ -251,6 +270,9 @@ func (w *watcher) readEvents() {
 func (w *watcher) handle(ev fsnotify.Event) {
 	if ev.Op == fsnotify.Chmod {
 		return
+	}
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		w.forget(ev.Name)
 	}
 	dir, name := filepath.Split(ev.Name)
 	dir = strings.TrimSuffix(dir, "/")

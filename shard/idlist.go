@@ -26,17 +26,22 @@ type IDList struct {
 // already older than racyWindow when it was read: directory mtimes are
 // coarse (a clock tick), so a change in the same tick as the read would
 // otherwise go unseen.
+//
+// The ctime is compared too: tools that restore a directory's mtime
+// (rsync -a, cp -a, tar x, touch -d) cannot restore its ctime.
 type dirState struct {
 	ino     uint64
 	mtime   int64 // ns
+	ctime   int64 // ns
 	racy    bool
 	ids     []string // sorted record keys directly in the directory
 	subdirs []string
 }
 
-// racyWindow is how recent a directory mtime may be and still be suspected
-// of hiding a change made after the read in the same timestamp tick.
-const racyWindow = time.Second
+// racyWindow is how recent a directory's mtime or ctime may be and still be
+// suspected of hiding a change made after the read in the same timestamp
+// tick. Two seconds covers the coarsest local timestamps (FAT's 2 s).
+const racyWindow = 2 * time.Second
 
 // Len is the number of records listed.
 func (l *IDList) Len() int {
@@ -93,8 +98,9 @@ func stateOf(dir string, prev *IDList, now time.Time) (st dirState, reused bool,
 		return dirState{}, false, errors.New("shard: no inode number for " + dir)
 	}
 	mtime := fi.ModTime().UnixNano()
+	ctime := time.Unix(sys.Ctim.Sec, sys.Ctim.Nsec)
 	if prev != nil {
-		if old, ok := prev.dirs[dir]; ok && !old.racy && old.ino == sys.Ino && old.mtime == mtime {
+		if old, ok := prev.dirs[dir]; ok && !old.racy && old.ino == sys.Ino && old.mtime == mtime && old.ctime == ctime.UnixNano() {
 			return old, true, nil
 		}
 	}
@@ -103,8 +109,8 @@ func stateOf(dir string, prev *IDList, now time.Time) (st dirState, reused bool,
 		return dirState{}, false, err
 	}
 	return dirState{
-		ino: sys.Ino, mtime: mtime, ids: ids, subdirs: subdirs,
-		racy: now.Sub(fi.ModTime()) < racyWindow,
+		ino: sys.Ino, mtime: mtime, ctime: ctime.UnixNano(), ids: ids, subdirs: subdirs,
+		racy: now.Sub(fi.ModTime()) < racyWindow || now.Sub(ctime) < racyWindow,
 	}, false, nil
 }
 

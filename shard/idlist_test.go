@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -28,7 +29,8 @@ func TestListIDsReusesOnlyUnchangedDirs(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	ageDirs(t, c, old)
 
-	now := time.Now()
+	// Listed after the racy window: ageDirs just moved every ctime to now.
+	now := time.Now().Add(racyWindow + time.Second)
 	first, changed, err := ListIDs(c, nil, now)
 	if err != nil || !changed {
 		t.Fatalf("first list: changed %v, err %v", changed, err)
@@ -56,6 +58,32 @@ func TestListIDsReusesOnlyUnchangedDirs(t *testing.T) {
 	}
 	if fmt.Sprint(third.IDs) != fmt.Sprint(want) {
 		t.Fatalf("ids after changes\n got %v\nwant %v", third.IDs, want)
+	}
+}
+
+// A tool that restores a bucket's mtime after adding a record (rsync -a,
+// cp -a, tar x) cannot restore its ctime, so the bucket is read again.
+func TestListIDsRestoredMtimeIsReread(t *testing.T) {
+	c := fixture(t)
+	ageDirs(t, c, time.Now().Add(-time.Hour))
+	later := time.Now().Add(racyWindow + time.Second)
+	first, _, err := ListIDs(c, nil, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(c, "data/2d")
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newID := "018bcfe5-6800-7000-8000-2d0000000007"
+	write(t, c, "data/2d/"+newID+".jsonc")
+	if err := os.Chtimes(dir, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	second, changed, err := ListIDs(c, first, later.Add(racyWindow+time.Second))
+	if err != nil || !changed || !slices.Contains(second.IDs, newID) {
+		t.Fatalf("bucket with a restored mtime not re-read: changed %v, err %v", changed, err)
 	}
 }
 
