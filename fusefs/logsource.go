@@ -37,7 +37,12 @@ func newLogSource(dir string) *logSource {
 	s.cache.fingerprint = s.fingerprint
 	s.cache.take = func() (any, func() error, error) {
 		snap, err := seglog.NewReader(dir).Snapshot()
-		return &logSnapshot{Snapshot: snap}, nil, err
+		if err != nil {
+			return nil, nil, err
+		}
+		// The snapshot holds its segment files open until the last reader
+		// releases it (see seglog.Snapshot.Close).
+		return &logSnapshot{Snapshot: snap}, snap.Close, nil
 	}
 	return s
 }

@@ -244,6 +244,7 @@ func runStats(t target) (*phpjson.Array, error) {
 		if err != nil {
 			return nil, err
 		}
+		defer snap.Close()
 		return snap.Stats().Array(), nil
 	case engineQueue:
 		snap, err := readQueue(t)
@@ -263,6 +264,7 @@ func runVerify(t target) (*phpjson.Array, error) {
 		if err != nil {
 			return nil, err
 		}
+		defer snap.Close()
 		return snap.Verify().Array(), nil
 	case engineQueue:
 		h := queue.Health{OK: true, Errors: []string{}}

@@ -146,15 +146,15 @@ func (l *view) streamLocked(q *StreamQuery, fn func(Record) error) error {
 		if hasSeek && e.hasIndex && ordered && known && min < seekID {
 			start = seekOffset(l.sparse.get(l.segDir+"/"+e.index), seekID)
 		}
-		f, err := os.Open(l.segDir + "/" + e.file)
+		f, release, err := l.openSegment(e.file, seg)
 		if err != nil {
-			return &SegmentOpenError{File: e.file, Err: err}
+			return err
 		}
 		if q.OnSegmentOpen != nil {
 			q.OnSegmentOpen(e.file)
 		}
 		stop, err := l.streamSegment(f, e.file, seg, start, ordered, q, fn, &yielded)
-		f.Close()
+		release()
 		if err != nil {
 			return err
 		}

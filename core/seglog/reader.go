@@ -82,9 +82,10 @@ func (r *Reader) Snapshot() (*Snapshot, error) {
 	for attempt := 0; attempt <= snapshotRetries; attempt++ {
 		var vanished bool
 		s, vanished, err = r.snapshotOnce()
-		if err != nil || !vanished {
+		if err != nil || !vanished || attempt == snapshotRetries {
 			return s, err
 		}
+		s.Close()
 	}
 	return s, err
 }
@@ -107,12 +108,23 @@ func (r *Reader) snapshotOf(m *manifest) (*Snapshot, bool, error) {
 	if err != nil || !s.v.state.broken {
 		return s, vanished, err
 	}
+	s.Close()
 	return r.replayInto(m, newStateIndexFor(m))
 }
 
-// replayInto replays m's segments into state; it returns early once a
-// sequential state breaks.
-func (r *Reader) replayInto(m *manifest, state *stateIndex) (*Snapshot, bool, error) {
+// replayInto replays m's segments into state, keeping them open (see
+// heldSegments); it returns early once a sequential state breaks. On
+// error nothing stays open.
+func (r *Reader) replayInto(m *manifest, state *stateIndex) (s *Snapshot, vanished bool, err error) {
+	s, vanished, err = r.replayOpen(m, state)
+	if err != nil {
+		s.Close()
+		return nil, false, err
+	}
+	return s, vanished, nil
+}
+
+func (r *Reader) replayOpen(m *manifest, state *stateIndex) (*Snapshot, bool, error) {
 	s := &Snapshot{dir: r.dir, recordsExact: state.sequential, trusted: map[int32]uint64{}}
 	s.v = view{
 		segDir: r.dir + "/" + segmentsDirName,
@@ -122,14 +134,15 @@ func (r *Reader) replayInto(m *manifest, state *stateIndex) (*Snapshot, bool, er
 		stats:  map[int32]*segStats{},
 		limits: map[int32]int64{},
 		sparse: newSparseCache(),
+		held:   newHeldSegments(),
 	}
 	buf := make([]byte, scanBufSize)
 	vanished := false
 	for _, e := range m.segments() {
 		seg := s.v.segs.id(e.file)
-		res, err := replaySegment(s.v.segDir+"/"+e.file, seg, replayRead, s.v.state, 0, buf)
+		res, err := s.v.replayHeld(e.file, seg, buf)
 		if err != nil {
-			return nil, false, err
+			return s, false, err
 		}
 		if state.broken {
 			return s, false, nil
@@ -147,13 +160,36 @@ func (r *Reader) replayInto(m *manifest, state *stateIndex) (*Snapshot, bool, er
 			s.v.limits[seg] = res.end
 			s.recordsSize += res.recordsBytes
 			s.recordsExact = s.recordsExact && res.recordsExact
-			if state.sequential && res.recordsExact && res.ino != 0 {
+			if state.sequential && res.recordsExact && res.ino != 0 && !res.unterminated {
 				s.trusted[seg] = res.ino
 			}
 		}
 		s.segments = append(s.segments, info)
 	}
 	return s, vanished, nil
+}
+
+// replayHeld replays segment seg (file) of a snapshot being built and
+// keeps the file open in v.held when within the bound.
+func (v *view) replayHeld(file string, seg int32, buf []byte) (segReplay, error) {
+	f, err := os.Open(v.segDir + "/" + file)
+	if err != nil {
+		return segReplay{stats: newSegStats(0), missing: true, recordsExact: true}, nil
+	}
+	res, err := replayFile(f, seg, replayRead, v.state, 0, buf, -1)
+	if err != nil || !v.held.keep(seg, f, res) {
+		f.Close()
+	}
+	return res, err
+}
+
+// Close releases the segment files the snapshot holds open. Reads after
+// Close fail (or reopen by name a segment past the held bound).
+func (s *Snapshot) Close() error {
+	if s != nil && s.v.held != nil {
+		s.v.held.close()
+	}
+	return nil
 }
 
 // fullView is the snapshot's view with a full state index: the view
@@ -168,7 +204,17 @@ func (s *Snapshot) fullView() (*view, error) {
 		buf := make([]byte, scanBufSize)
 		for _, e := range s.v.man.segments() {
 			seg := s.v.segs.id(e.file)
-			if _, err := replaySegmentTo(s.v.segDir+"/"+e.file, seg, replayRead, state, 0, buf, s.v.readLimit(seg)); err != nil {
+			if s.v.readLimit(seg) == 0 {
+				continue // missing when replayed, or empty
+			}
+			f, release, err := s.v.openSegment(e.file, seg)
+			if err != nil {
+				s.fullErr = err
+				return
+			}
+			_, err = replayFile(f, seg, replayRead, state, 0, buf, s.v.readLimit(seg))
+			release()
+			if err != nil {
 				s.fullErr = err
 				return
 			}
@@ -217,11 +263,11 @@ func (s *Snapshot) Get(id string) (*Record, error) {
 		return nil, nil
 	}
 	name := v.segs.names[loc.seg]
-	f, err := os.Open(v.segDir + "/" + name)
+	f, release, err := v.openSegment(name, loc.seg)
 	if err != nil {
-		return nil, &SegmentOpenError{File: name, Err: err}
+		return nil, err
 	}
-	defer f.Close()
+	defer release()
 	return readRecordAt(f, loc.off, id)
 }
 
@@ -295,12 +341,13 @@ func (s *Snapshot) SegmentLines(file string) iter.Seq2[[]byte, error] {
 			yield(nil, fmt.Errorf("segment %s is not in the manifest: %w", file, os.ErrNotExist))
 			return
 		}
-		f, err := os.Open(s.v.segDir + "/" + file)
+		f, release, err := s.v.openSegment(file, seg)
 		if err != nil {
-			yield(nil, &SegmentOpenError{File: file, Err: err})
+			yield(nil, err)
 			return
 		}
-		defer f.Close()
+		defer release()
+		tail, hasTail := s.v.tailOf(seg)
 		sc := newLineScanner(f, 0, s.v.readLimit(seg), nil)
 		var out []byte
 		for {
@@ -310,9 +357,15 @@ func (s *Snapshot) SegmentLines(file string) iter.Seq2[[]byte, error] {
 			}
 			payload, err := frameFast(line)
 			if err != nil {
-				// Only possible if the file changed under the snapshot.
-				yield(nil, &LineError{File: file, Offset: off, Err: err})
+				// The replay validated every line below the limit.
+				yield(nil, &SegmentChangedError{File: file, Offset: off})
 				return
+			}
+			if hasTail {
+				if err := tail.check(file, off, line); err != nil {
+					yield(nil, err)
+					return
+				}
 			}
 			out = append(append(out[:0], payload...), '\n')
 			if !yield(out, nil) {

@@ -65,6 +65,7 @@ func (s *Snapshot) Verify() Health {
 	v := *full
 	v.man = withoutMissingActive(v.segDir, v.man)
 	v.limits = nil // the stream reads every segment to EOF, past the valid prefix
+	v.held = nil   // ... of the files as they are now
 	v.buf = buf
 	if err := v.streamLocked(&StreamQuery{strict: true}, func(Record) error { return nil }); err != nil {
 		h.Errors = append(h.Errors, err.Error())

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"os"
 
 	"storhfs/core/uuidv7"
 )
@@ -21,15 +20,18 @@ type RecordLines struct {
 	entries []*segEntry
 	i       int // next entry to open
 
-	f    *os.File
-	file string
-	seg  int32
-	sc   *lineScanner
+	release func() // of the open segment
+	file    string
+	seg     int32
+	sc      *lineScanner
 	// trust: this segment is the very file (inode) the replay found to be
-	// canonical puts up to the read limit, which storh never rewrites in
-	// place (appends go after it; recovery truncates only past it), so
-	// its lines are copied without checking them again.
-	trust bool
+	// canonical puts up to the read limit, ending with "\n" (so storh
+	// never rewrites those bytes in place: appends go after them, recovery
+	// truncates only past them). Its lines are copied without decoding,
+	// after the framing (length, xxh32) is checked again.
+	trust   bool
+	tail    segTail // the segment's unterminated last line, if hasTail
+	hasTail bool
 
 	out   []byte
 	canon canonChecker
@@ -52,7 +54,8 @@ func (s *Snapshot) KnownRecordsSize() (int64, bool) {
 // Next returns the next line, reused by the following call. At the end it
 // returns io.EOF. A line that cannot be decoded (live or not: the state
 // cannot tell before decoding) is reported as a *LineError and left out;
-// reading may go on. Any other error ends the pass.
+// reading may go on. Any other error ends the pass, among them
+// *SegmentChangedError when bytes the snapshot replayed changed since.
 func (r *RecordLines) Next() ([]byte, error) {
 	for !r.done {
 		if r.sc == nil {
@@ -104,27 +107,39 @@ func (r *RecordLines) openNext() error {
 	}
 	e := r.entries[r.i]
 	r.i++
-	f, err := os.Open(r.v.segDir + "/" + e.file)
+	seg := r.v.segs.id(e.file)
+	f, release, err := r.v.openSegment(e.file, seg)
 	if err != nil {
-		return &SegmentOpenError{File: e.file, Err: err}
+		return err
 	}
-	r.f, r.file, r.seg = f, e.file, r.v.segs.id(e.file)
+	r.release, r.file, r.seg = release, e.file, seg
 	ino, ok := r.trusted[r.seg]
 	r.trust = ok && r.v.state.sequential && inodeOf(f) == ino
+	r.tail, r.hasTail = r.v.tailOf(seg)
 	r.sc = newLineScanner(f, 0, r.v.readLimit(r.seg), r.v.buf)
 	return nil
 }
 
 func (r *RecordLines) closeSegment() {
-	if r.f != nil {
-		r.f.Close()
+	if r.release != nil {
+		r.release()
 	}
-	r.f, r.sc = nil, nil
+	r.release, r.sc = nil, nil
 }
 
 // render is streamSegment's per-line logic for an unfiltered stream,
 // with a copy instead of decode/encode for canonical puts.
 func (r *RecordLines) render(line []byte, off int64) (out []byte, emit bool, err error) {
+	// The replay validated every line below the read limit with the fast
+	// validator: a line failing it now was rewritten under the snapshot.
+	if _, err := frameFast(line); err != nil {
+		return nil, false, &SegmentChangedError{File: r.file, Offset: off}
+	}
+	if r.hasTail {
+		if err := r.tail.check(r.file, off, line); err != nil {
+			return nil, false, err
+		}
+	}
 	if r.trust {
 		if out, ok := r.renderTrusted(line); ok {
 			return out, true, nil
@@ -170,7 +185,8 @@ func (r *RecordLines) render(line []byte, off int64) (out []byte, emit bool, err
 	return r.out, true, nil
 }
 
-// renderTrusted renders a line of a trusted segment: a canonical put
+// renderTrusted renders a line of a trusted segment whose framing render
+// has checked: a canonical put
 // "<len>\t<xxh32>\t{"op":"put","id":"<id>","data":<data>}" + optional "\n".
 // ok is false if the line does not have that shape after all (then render
 // goes the checked way).

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"syscall"
+
+	"github.com/zeebo/xxh3"
 )
 
 // replayMode selects how a segment's lines are validated and what happens
@@ -40,6 +42,13 @@ type segReplay struct {
 	recordsBytes int64
 	recordsExact bool
 	ino          uint64 // the file replayed (0 when unknown)
+	// unterminated: the last valid line has no "\n" (spec 2.7). Its bytes
+	// are the only ones below end that storh may rewrite in place (the
+	// next append makes it invalid; recovery truncates at tailOff), so a
+	// snapshot remembers tailOff and tailSum (xxh3 of the raw line).
+	unterminated bool
+	tailOff      int64
+	tailSum      uint64
 }
 
 // replaySegment applies every valid line of path to st (as segment seg)
@@ -53,7 +62,6 @@ func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, inte
 // (limit < 0: to EOF). A sequential index that breaks ends the replay
 // early: the caller starts over with a full index.
 func replaySegmentTo(path string, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte, limit int64) (segReplay, error) {
-	res := segReplay{stats: newSegStats(interval), recordsExact: true}
 	var f *os.File
 	var err error
 	if mode == replayRecover {
@@ -62,10 +70,16 @@ func replaySegmentTo(path string, seg int32, mode replayMode, st *stateIndex, in
 		f, err = os.Open(path)
 	}
 	if err != nil {
-		res.missing = true
-		return res, nil
+		return segReplay{stats: newSegStats(interval), missing: true, recordsExact: true}, nil
 	}
 	defer f.Close()
+	return replayFile(f, seg, mode, st, interval, buf, limit)
+}
+
+// replayFile is replaySegmentTo on an open file (read-write for
+// replayRecover); f stays open.
+func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte, limit int64) (segReplay, error) {
+	res := segReplay{stats: newSegStats(interval), recordsExact: true}
 	res.ino = inodeOf(f)
 	sc := newLineScanner(f, 0, limit, buf)
 	var canon canonChecker
@@ -120,6 +134,10 @@ func replaySegmentTo(path string, seg int32, mode replayMode, st *stateIndex, in
 		res.stats.end = off + int64(len(line))
 		res.end = off + int64(len(line))
 		res.payloadBytes += int64(plen) + 1
+		res.unterminated = line[len(line)-1] != '\n'
+		if res.unterminated {
+			res.tailOff, res.tailSum = off, xxh3.Hash(line)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return res, err

@@ -14,6 +14,7 @@ type view struct {
 	limits map[int32]int64 // nil = read to EOF
 	buf    []byte          // scan window (callers serialise use)
 	sparse *sparseCache    // parsed idx files of sealed segments
+	held   *heldSegments   // a snapshot's open segment files; nil for a Log
 }
 
 // sparseCache keeps parsed idx files by name. idx files are written once,

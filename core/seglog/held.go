@@ -1,0 +1,137 @@
+package seglog
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+
+	"github.com/zeebo/xxh3"
+)
+
+// Segment files a Snapshot holds open.
+//
+// A snapshot opens each listed segment once, while replaying it, and
+// keeps the descriptor until Snapshot.Close: later reads (records view,
+// segment views, Stream, Get) use that descriptor with ReadAt up to the
+// snapshot's limit, so a compaction that removes or replaces the file
+// meanwhile does not affect the snapshot.
+//
+// At most maxHeldSegments descriptors are kept per snapshot. Segments past
+// that bound (logs with thousands of segments) are reopened by name for
+// each read; a reopened file whose inode differs from the replayed one
+// fails with *SegmentChangedError, and a removed one with
+// *SegmentOpenError, as before.
+//
+// Bytes below the limit change in place only where storh rewrites them:
+// a last valid line without "\n" (spec 2.7) is made invalid by the next
+// append, truncated by recovery and overwritten. Such a line's offset and
+// xxh3 are kept and checked when it is read again.
+const maxHeldSegments = 1024
+
+// heldSegments is the snapshot's open files, replayed inodes and
+// unterminated last lines, by segment id. Written only while the snapshot
+// is built; then read-only (Close aside).
+type heldSegments struct {
+	files  map[int32]*os.File
+	inodes map[int32]uint64
+	tails  map[int32]segTail
+
+	closeOnce sync.Once
+}
+
+// segTail is an unterminated last line: its offset and xxh3.Hash.
+type segTail struct {
+	off int64
+	sum uint64
+}
+
+func newHeldSegments() *heldSegments {
+	return &heldSegments{files: map[int32]*os.File{}, inodes: map[int32]uint64{}, tails: map[int32]segTail{}}
+}
+
+// keep records the replay of seg from f and keeps f open within the
+// bound; it reports whether f was kept (else the caller closes it).
+func (h *heldSegments) keep(seg int32, f *os.File, res segReplay) bool {
+	h.inodes[seg] = res.ino
+	if res.unterminated {
+		h.tails[seg] = segTail{off: res.tailOff, sum: res.tailSum}
+	} else {
+		delete(h.tails, seg)
+	}
+	if old, ok := h.files[seg]; ok {
+		old.Close() // an entry listed twice: keep the latest replay's file
+		delete(h.files, seg)
+	}
+	if len(h.files) >= maxHeldSegments {
+		return false
+	}
+	h.files[seg] = f
+	return true
+}
+
+func (h *heldSegments) close() {
+	h.closeOnce.Do(func() {
+		for _, f := range h.files {
+			f.Close()
+		}
+	})
+}
+
+// SegmentChangedError reports segment bytes below a snapshot's read limit
+// that are no longer those the snapshot replayed (rewritten in place, or
+// the file replaced). Reading stops there rather than return other bytes;
+// it unwraps to EIO.
+type SegmentChangedError struct {
+	File   string
+	Offset int64
+}
+
+func (e *SegmentChangedError) Error() string {
+	return fmt.Sprintf("segment %s changed under the snapshot at offset %d", e.File, e.Offset)
+}
+
+func (e *SegmentChangedError) Unwrap() error { return syscall.EIO }
+
+func noRelease() {}
+
+// openSegment returns segment seg (file) for reading and the function
+// that releases it: the snapshot's held file, else the file opened by
+// name (checked against the replayed inode when the view is a snapshot's).
+func (v *view) openSegment(file string, seg int32) (*os.File, func(), error) {
+	if v.held != nil {
+		if f, ok := v.held.files[seg]; ok {
+			return f, noRelease, nil
+		}
+	}
+	f, err := os.Open(v.segDir + "/" + file)
+	if err != nil {
+		return nil, nil, &SegmentOpenError{File: file, Err: err}
+	}
+	if v.held != nil {
+		if ino, ok := v.held.inodes[seg]; ok && ino != 0 && inodeOf(f) != ino {
+			f.Close()
+			return nil, nil, &SegmentChangedError{File: file}
+		}
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// tailOf is seg's unterminated last line, if the view is a snapshot's
+// and the segment has one.
+func (v *view) tailOf(seg int32) (segTail, bool) {
+	if v.held == nil {
+		return segTail{}, false
+	}
+	t, ok := v.held.tails[seg]
+	return t, ok
+}
+
+// checkTail fails when the line at off is seg's unterminated last line
+// and its bytes differ from the replayed ones.
+func (t segTail) check(file string, off int64, line []byte) error {
+	if off == t.off && xxh3.Hash(line) != t.sum {
+		return &SegmentChangedError{File: file, Offset: off}
+	}
+	return nil
+}
