@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+	"storhfs/internal/treetest"
 )
 
 // Data-loss cases of the write path, driven through a real mount with raw
@@ -265,7 +266,7 @@ func TestReadOnlyMountChangesNothing(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(root, "notes", ".storh", "writers")); err != nil {
 		t.Fatal(err)
 	}
-	before := treeSnapshot(t, root)
+	before := treetest.Snapshot(t, root)
 
 	m := startMount(t, root, "--read-only")
 	for _, c := range []string{"pages", "notes"} {
@@ -278,46 +279,5 @@ func TestReadOnlyMountChangesNothing(t *testing.T) {
 	if err := m.stop(); err != nil {
 		t.Fatalf("unmount: %v", err)
 	}
-	after := treeSnapshot(t, root)
-	for p, c := range before {
-		if a, ok := after[p]; !ok {
-			t.Errorf("read-only mount removed %s", p)
-		} else if a != c {
-			t.Errorf("read-only mount changed %s", p)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("read-only mount created %s", p)
-		}
-	}
-}
-
-// treeSnapshot maps every path below root to its mode and content.
-func treeSnapshot(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		entry := info.Mode().String()
-		if d.Type().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			entry += " " + string(b)
-		}
-		out[p] = entry
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	treetest.AssertSame(t, "read-only mount", before, treetest.Snapshot(t, root))
 }

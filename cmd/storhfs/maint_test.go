@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,6 +17,7 @@ import (
 	"storhfs/core/phpjson"
 	"storhfs/core/queue"
 	"storhfs/core/seglog"
+	"storhfs/internal/treetest"
 )
 
 // cliBinary is the storhfs binary built by TestMain.
@@ -173,47 +172,6 @@ func fileLen(t *testing.T, path string) int64 {
 	return fi.Size()
 }
 
-// treeDigest maps every path under dir to its type and content hash.
-func treeDigest(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			out[rel] = "dir"
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		out[rel] = hex.EncodeToString(sum[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func sameTree(t *testing.T, what string, before, after map[string]string) {
-	t.Helper()
-	for p, h := range before {
-		if after[p] != h {
-			t.Errorf("%s changed %s", what, p)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s created %s", what, p)
-		}
-	}
-}
-
 func TestDocCommandsPrintPHPShapes(t *testing.T) {
 	root := t.TempDir()
 	size := makeDoc(t, root)
@@ -231,13 +189,13 @@ func TestDocCommandsPrintPHPShapes(t *testing.T) {
 		{[]string{"reindex", root, "pages", "ignored-engine"}, "{\n    \"fields\": 0,\n    \"entries\": 2\n}\n"},
 		{[]string{"repair", root, "pages"}, "{\n    \"ok\": true,\n    \"quarantined\": 0,\n    \"reindexed\": {\n        \"fields\": 0,\n        \"entries\": 2\n    }\n}\n"},
 	}
-	before := treeDigest(t, filepath.Join(root, "pages"))
+	before := treetest.Snapshot(t, filepath.Join(root, "pages"))
 	for i, tc := range cases {
 		if got := mustRun(t, tc.args...); got != tc.want {
 			t.Errorf("storhfs %v:\n got %q\nwant %q", tc.args[:1], got, tc.want)
 		}
 		if i == 3 { // stats, verify and compact doc are read-only
-			sameTree(t, "stats/verify/compact doc", before, treeDigest(t, filepath.Join(root, "pages")))
+			treetest.AssertSame(t, "stats/verify/compact doc", before, treetest.Snapshot(t, filepath.Join(root, "pages")))
 		}
 	}
 }
@@ -310,7 +268,7 @@ func TestLogCommands(t *testing.T) {
 		return fmt.Sprintf("{\n    \"segments\": %d,\n    \"records\": %d,\n    \"deleted\": %d,\n    \"bytes\": %d\n}\n", segments, records, deleted, size)
 	}
 	want := stats(1, 1, 1, fileLen(t, seg))
-	before := treeDigest(t, filepath.Join(root, "events"))
+	before := treetest.Snapshot(t, filepath.Join(root, "events"))
 	if got := mustRun(t, "stats", root, "events", "log"); got != want {
 		t.Errorf("stats log:\n got %q\nwant %q", got, want)
 	}
@@ -318,7 +276,7 @@ func TestLogCommands(t *testing.T) {
 	if got := mustRun(t, "verify", root, "events", "log"); got != "{\n    \"ok\": true,\n    \"errors\": [],\n    \"stats\": "+nested+"\n}\n" {
 		t.Errorf("verify log: %q", got)
 	}
-	sameTree(t, "stats/verify log", before, treeDigest(t, filepath.Join(root, "events")))
+	treetest.AssertSame(t, "stats/verify log", before, treetest.Snapshot(t, filepath.Join(root, "events")))
 
 	// compact defaults to log: the tombstoned id is gone afterwards.
 	got := mustRun(t, "compact", root, "events")
@@ -334,7 +292,7 @@ func TestLogTornTailReadOnlyThenRepair(t *testing.T) {
 	valid := fileLen(t, seg)
 	appendFile(t, seg, "57\t0123abcd\t{\"op\":\"put\",\"id\":\"01")
 	torn := fileLen(t, seg)
-	before := treeDigest(t, filepath.Join(root, "events"))
+	before := treetest.Snapshot(t, filepath.Join(root, "events"))
 
 	got := mustRun(t, "stats", root, "events", "log")
 	if want := fmt.Sprintf("{\n    \"segments\": 1,\n    \"records\": 1,\n    \"deleted\": 1,\n    \"bytes\": %d\n}\n", torn); got != want {
@@ -350,7 +308,7 @@ func TestLogTornTailReadOnlyThenRepair(t *testing.T) {
 	if r := runCLI(t, "", "verify", "--strict", root, "events", "log"); r.code != exitNotOK {
 		t.Errorf("verify --strict of a torn log: exit %d", r.code)
 	}
-	sameTree(t, "stats/verify of a torn log", before, treeDigest(t, filepath.Join(root, "events")))
+	treetest.AssertSame(t, "stats/verify of a torn log", before, treetest.Snapshot(t, filepath.Join(root, "events")))
 
 	got = mustRun(t, "repair", root, "events", "log")
 	if want := fmt.Sprintf("{\n    \"ok\": true,\n    \"stats\": {\n        \"segments\": 1,\n        \"records\": 1,\n        \"deleted\": 1,\n        \"bytes\": %d\n    }\n}\n", valid); got != want {
@@ -371,14 +329,14 @@ func TestLogErrorsNameTheRealPath(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte("{broken"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	before := treeDigest(t, filepath.Join(root, "events"))
+	before := treetest.Snapshot(t, filepath.Join(root, "events"))
 	for _, cmd := range []string{"stats", "verify"} {
 		r := runCLI(t, "", cmd, root, "events", "log")
 		if r.code != 1 || r.stdout != "" || r.stderr != "JSONC document must decode to an object. ("+root+"/events)\n" || strings.Contains(r.stderr, os.TempDir()+"/storhfs-logview") {
 			t.Errorf("%s with a corrupt manifest: exit %d, stdout %q, stderr %q", cmd, r.code, r.stdout, r.stderr)
 		}
 	}
-	sameTree(t, "stats/verify with a corrupt manifest", before, treeDigest(t, filepath.Join(root, "events")))
+	treetest.AssertSame(t, "stats/verify with a corrupt manifest", before, treetest.Snapshot(t, filepath.Join(root, "events")))
 }
 
 // TestDocReadOnlyKeepsDeadWriterFiles: a dead writer (PID 2147483646 is
@@ -396,7 +354,7 @@ func TestDocReadOnlyKeepsDeadWriterFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before := treeDigest(t, coll)
+	before := treetest.Snapshot(t, coll)
 	out := filepath.Join(t.TempDir(), "pages.jsonl")
 	for _, args := range [][]string{
 		{"stats", root, "pages"},
@@ -408,7 +366,7 @@ func TestDocReadOnlyKeepsDeadWriterFiles(t *testing.T) {
 		{"get", "--data", root, "pages", idB},
 	} {
 		mustRun(t, args...)
-		sameTree(t, "storhfs "+strings.Join(args[:1], " "), before, treeDigest(t, coll))
+		treetest.AssertSame(t, "storhfs "+strings.Join(args[:1], " "), before, treetest.Snapshot(t, coll))
 	}
 	if b, err := os.ReadFile(out); err != nil || bytes.Count(b, []byte("\n")) != 2 {
 		t.Errorf("export wrote %q (%v)", b, err)
@@ -451,7 +409,7 @@ func TestQueueTornTailReadOnlyThenRepair(t *testing.T) {
 	valid := fileLen(t, logPath)
 	appendFile(t, logPath, "99\tdeadbeef\t{\"op\":\"enq")
 	torn := fileLen(t, logPath)
-	before := treeDigest(t, filepath.Join(root, "jobs"))
+	before := treetest.Snapshot(t, filepath.Join(root, "jobs"))
 
 	want := fmt.Sprintf("{\n    \"pending\": 1,\n    \"processing\": 2,\n    \"done\": 0,\n    \"bytes\": %d\n}\n", torn)
 	if got := mustRun(t, "stats", root, "jobs", "queue"); got != want {
@@ -462,7 +420,7 @@ func TestQueueTornTailReadOnlyThenRepair(t *testing.T) {
 	if got := mustRun(t, "verify", root, "jobs", "queue"); got != wantVerify {
 		t.Errorf("verify of a torn queue:\n got %q\nwant %q", got, wantVerify)
 	}
-	sameTree(t, "stats/verify of a torn queue", before, treeDigest(t, filepath.Join(root, "jobs")))
+	treetest.AssertSame(t, "stats/verify of a torn queue", before, treetest.Snapshot(t, filepath.Join(root, "jobs")))
 
 	mustRun(t, "repair", root, "jobs", "queue")
 	if n := fileLen(t, logPath); n != valid {
@@ -485,7 +443,7 @@ func appendFile(t *testing.T, path, s string) {
 func TestMissingCollectionIsNotCreated(t *testing.T) {
 	root := t.TempDir()
 	makeQueue(t, root) // "jobs" is no DocStore: the default engine (doc) must not touch it
-	before := treeDigest(t, root)
+	before := treetest.Snapshot(t, root)
 	cases := []struct {
 		args []string
 		want string
@@ -503,7 +461,7 @@ func TestMissingCollectionIsNotCreated(t *testing.T) {
 			t.Errorf("storhfs %v:\n got %q\nwant %q", tc.args, got, tc.want)
 		}
 	}
-	sameTree(t, "commands on a missing collection", before, treeDigest(t, root))
+	treetest.AssertSame(t, "commands on a missing collection", before, treetest.Snapshot(t, root))
 }
 
 func TestErrorsAndExitCodes(t *testing.T) {

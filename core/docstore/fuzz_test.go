@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"storhfs/core/phpjson"
+	"storhfs/internal/treetest"
 )
 
 const fuzzID = "018fa7fc-35b8-7d0a-acf2-280fa65136b3"
@@ -42,9 +43,9 @@ func FuzzPutRaw(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		before := snapshot(t, root)
+		before := treetest.Snapshot(t, root)
 		if err := s.PutRaw(fuzzID, content); err != nil {
-			assertSameTree(t, before, snapshot(t, root))
+			treetest.AssertSame(t, "the operation", before, treetest.Snapshot(t, root))
 			return
 		}
 		stored, err := os.ReadFile(s.RecordPath(fuzzID))

@@ -1,56 +1,10 @@
 package docstore
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"storhfs/core/phpjson"
 )
-
-// snapshot maps every path below dir to its content ("<dir>" for
-// directories), to assert that a failed operation changed nothing.
-func snapshot(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			out[rel] = "<dir>"
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out[rel] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("snapshot %s: %v", dir, err)
-	}
-	return out
-}
-
-func assertSameTree(t testing.TB, before, after map[string]string) {
-	t.Helper()
-	for p, c := range before {
-		if a, ok := after[p]; !ok {
-			t.Errorf("tree changed: %s disappeared", p)
-		} else if a != c {
-			t.Errorf("tree changed: %s content %q -> %q", p, c, a)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("tree changed: %s appeared", p)
-		}
-	}
-}
 
 // obj builds a PHP array from alternating names and values.
 func obj(kv ...any) *phpjson.Array {

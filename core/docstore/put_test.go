@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"storhfs/core/docindex"
+	"storhfs/internal/treetest"
 	"storhfs/shard"
 )
 
@@ -35,7 +36,7 @@ func TestPutRawUnindexableValueWritesNothing(t *testing.T) {
 			if err := s.PutRaw(id1, []byte(`{"id":"`+id1+`","data":{"kind":"a","score":1}}`)); err != nil {
 				t.Fatal(err)
 			}
-			before := snapshot(t, root)
+			before := treetest.Snapshot(t, root)
 			err := s.PutRaw(id1, []byte(`{"id":"`+id1+`","data":{"kind":"a","score":1e999}}`))
 			if !errors.Is(err, ErrInvalidRecord) || !strings.HasPrefix(err.Error(), id1) {
 				t.Fatalf("PutRaw with 1e999 = %v, want an ErrInvalidRecord naming the id", err)
@@ -43,7 +44,7 @@ func TestPutRawUnindexableValueWritesNothing(t *testing.T) {
 			if errors.Is(err, ErrIndexDrift) {
 				t.Errorf("refused before writing, yet reported as drift: %v", err)
 			}
-			assertSameTree(t, before, snapshot(t, root))
+			treetest.AssertSame(t, "the operation", before, treetest.Snapshot(t, root))
 			// Unindexed fields may hold it: nothing to encode.
 			if err := s.PutRaw(id2, []byte(`{"id":"`+id2+`","data":{"other":1e999}}`)); err != nil {
 				t.Errorf("1e999 in an unindexed field: %v", err)
@@ -84,12 +85,12 @@ func TestPutRawNew(t *testing.T) {
 	if err := s.PutRawNew(id1, content); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, root)
+	before := treetest.Snapshot(t, root)
 	err := s.PutRawNew(id1, []byte(`{"id":"`+id1+`","data":{"v":2}}`))
 	if !errors.Is(err, fs.ErrExist) {
 		t.Fatalf("PutRawNew over an existing record = %v, want ErrExist", err)
 	}
-	assertSameTree(t, before, snapshot(t, root))
+	treetest.AssertSame(t, "the operation", before, treetest.Snapshot(t, root))
 }
 
 // An index update failing after the record file was written is reported
@@ -126,13 +127,13 @@ func TestRemoveEmptyLockAndLiveWriters(t *testing.T) {
 	if err := os.WriteFile(dir+"/.storh/writers/1.0123abcd", nil, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, root)
+	before := treetest.Snapshot(t, root)
 	if err := RemoveEmpty(root, "notes"); !errors.Is(err, ErrBusy) || !errors.Is(err, syscall.EBUSY) {
 		t.Fatalf("RemoveEmpty with a live foreign writer = %v, want ErrBusy", err)
 	}
-	after := snapshot(t, root)
+	after := treetest.Snapshot(t, root)
 	delete(after, "notes/.storh/write.lock") // taking the lock creates it
-	assertSameTree(t, before, after)
+	treetest.AssertSame(t, "the operation", before, after)
 
 	// A dead writer's marker does not keep it.
 	if err := os.Rename(dir+"/.storh/writers/1.0123abcd", dir+"/.storh/writers/2147483646.0123abcd"); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"storhfs/core/docindex"
 	"storhfs/core/phpjson"
+	"storhfs/internal/treetest"
 )
 
 func TestPutGetCanonicalBytes(t *testing.T) {
@@ -79,7 +80,7 @@ func TestHostileIDsChangeNothing(t *testing.T) {
 	if _, err := s.Put(obj("a", 1), id1); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, root)
+	before := treetest.Snapshot(t, root)
 	for _, id := range hostileIDs {
 		checks := map[string]error{}
 		if id != "" { // Put("") generates an id
@@ -100,7 +101,7 @@ func TestHostileIDsChangeNothing(t *testing.T) {
 			t.Errorf("PutRaw(%q) error %v does not name the id", id, err)
 		}
 	}
-	assertSameTree(t, before, snapshot(t, root))
+	treetest.AssertSame(t, "the operation", before, treetest.Snapshot(t, root))
 }
 
 func TestUppercaseIDIsOwnRecord(t *testing.T) {
@@ -229,7 +230,7 @@ func TestPutRawRejectsChangeNothing(t *testing.T) {
 		{"deep", `{"id":"` + id1 + `","data":` + deep + `}`, ErrInvalidRecord},
 		{"oversized", `{"id":"` + id1 + `","data":"` + strings.Repeat("x", MaxRecordBytes) + `"}`, ErrInvalidRecord},
 	}
-	before := snapshot(t, root)
+	before := treetest.Snapshot(t, root)
 	for _, c := range cases {
 		err := s.PutRaw(id1, []byte(c.content))
 		if !errors.Is(err, c.kind) {
@@ -239,7 +240,7 @@ func TestPutRawRejectsChangeNothing(t *testing.T) {
 			t.Errorf("%s: error %q does not start with the id", c.name, err)
 		}
 	}
-	assertSameTree(t, before, snapshot(t, root))
+	treetest.AssertSame(t, "the operation", before, treetest.Snapshot(t, root))
 }
 
 func TestUniqueViolationWritesNothing(t *testing.T) {
@@ -251,7 +252,7 @@ func TestUniqueViolationWritesNothing(t *testing.T) {
 	if _, err := s.Put(obj("slug", "home", "kind", "page"), id1); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, root)
+	before := treetest.Snapshot(t, root)
 	_, err := s.Put(obj("slug", "home", "kind", "post"), id2)
 	if !errors.Is(err, ErrUniqueViolation) || err.Error() != "Unique index violation on field: slug" {
 		t.Fatalf("put: %v", err)
@@ -260,7 +261,7 @@ func TestUniqueViolationWritesNothing(t *testing.T) {
 	if !errors.Is(err, ErrUniqueViolation) || !strings.Contains(err.Error(), id2) {
 		t.Fatalf("PutRaw: %v", err)
 	}
-	assertSameTree(t, before, snapshot(t, root))
+	treetest.AssertSame(t, "the operation", before, treetest.Snapshot(t, root))
 	// re-putting the owner with the same value is fine, verbatim
 	raw := "{\"id\":\"" + id1 + "\", // me\n \"data\":{\"slug\":\"home\",\"kind\":\"note\"}}"
 	if err := s.PutRaw(id1, []byte(raw)); err != nil {
@@ -437,7 +438,7 @@ func TestReadOnlyStore(t *testing.T) {
 	if _, err := w.Put(obj("a", 1), id1); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, root)
+	before := treetest.Snapshot(t, root)
 	s, err := Open(root, "pages", Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -452,7 +453,7 @@ func TestReadOnlyStore(t *testing.T) {
 	if err := s.Delete(id1); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("delete: %v", err)
 	}
-	assertSameTree(t, before, snapshot(t, root))
+	treetest.AssertSame(t, "the operation", before, treetest.Snapshot(t, root))
 	if _, err := Open(root, "absent", Options{ReadOnly: true}); err != nil {
 		t.Fatalf("open absent read-only: %v", err)
 	}

@@ -1,13 +1,12 @@
 package seglog
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"storhfs/internal/treetest"
 	"strings"
 	"testing"
 )
@@ -71,26 +70,6 @@ func flipByte(t *testing.T, path string, off int) {
 	if err := os.WriteFile(path, b, 0o666); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// digest maps every path under dir to its content hash ("dir" for dirs).
-func digest(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			out[p] = "dir"
-			return nil
-		}
-		b, _ := os.ReadFile(p)
-		sum := sha256.Sum256(b)
-		out[p] = hex.EncodeToString(sum[:])
-		return nil
-	})
-	return out
 }
 
 // phpVerifyReference is what a PHP instance opened before the damage
@@ -229,7 +208,7 @@ func TestReadOnlyStatsVerifyEqualPHP(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := buildLog(t)
 			tc.damage(t, dir)
-			before := digest(t, filepath.Dir(dir))
+			before := treetest.Snapshot(t, filepath.Dir(dir))
 
 			snap, err := NewReader(dir).SnapshotAsOpened()
 			if err != nil {
@@ -237,7 +216,7 @@ func TestReadOnlyStatsVerifyEqualPHP(t *testing.T) {
 			}
 			st := snap.Stats()
 			h := snap.Verify()
-			if !reflect.DeepEqual(before, digest(t, filepath.Dir(dir))) {
+			if after := treetest.Snapshot(t, filepath.Dir(dir)); !reflect.DeepEqual(before, after) {
 				t.Fatal("read-only stats/verify changed the directory")
 			}
 
