@@ -99,8 +99,3 @@ func keepDone(op *phpjson.Array) bool {
 }
 
 func recordValue(r Record) *phpjson.Array { return conformance.RecordValue(r.ID, r.Payload) }
-
-// str and member are localreplay_test.go's op readers.
-func str(op *phpjson.Array, key string) string { return conformance.OpString(op, key) }
-
-func member(op *phpjson.Array, key string) phpjson.Value { return conformance.OpValue(op, key) }
