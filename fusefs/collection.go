@@ -35,6 +35,8 @@ type collectionNode struct {
 	removed bool                             // rmdir succeeded: every operation fails with ENOENT
 
 	listing recordListing // the last listing, and the kernel's cache of it (dircache.go)
+
+	lookups, opens sequence // of records, in listing order? (readahead.go)
 }
 
 var (
@@ -83,6 +85,7 @@ func (c *collectionNode) Lookup(ctx context.Context, name string, out *fuse.Entr
 		if errno := c.recordEntry(id, out); errno != 0 {
 			return nil, errno
 		}
+		c.readAhead(id, hintInode)
 		return c.recordInode(ctx, id), 0
 	}
 	if sf := c.scratchFile(name); sf != nil {

@@ -80,6 +80,17 @@ func (l *recordListing) open(collectionDir string, scratch []fuse.DirEntry, now 
 	return out, nil
 }
 
+// lastIDs returns the ids of the last listing kept (sorted; do not
+// modify), or nil.
+func (l *recordListing) lastIDs() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ids == nil {
+		return nil
+	}
+	return l.ids.IDs
+}
+
 // done releases a handle opened with kernelCache.
 func (l *recordListing) done(gen uint64) {
 	l.mu.Lock()

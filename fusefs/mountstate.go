@@ -10,10 +10,11 @@ import (
 
 // mountState is shared by every node of one mount.
 type mountState struct {
-	catalog  Catalog
-	readOnly bool
-	log      *log.Logger
-	budget   *memBudget // write buffers and scratch files together
+	catalog   Catalog
+	readOnly  bool
+	log       *log.Logger
+	budget    *memBudget // write buffers and scratch files together
+	readAhead *readAheadPool
 
 	scratchSeq atomic.Uint64 // last scratch inode counter handed out
 	runNotify  func(func())  // runs kernel notifications; nil: a new goroutine (tests replace it)
@@ -36,7 +37,8 @@ type storeSlot struct {
 func newMountState(c Catalog, readOnly bool, logger *log.Logger, maxBuffer int64) *mountState {
 	return &mountState{
 		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer),
-		stores: map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
+		readAhead: newReadAheadPool(hint.run),
+		stores:    map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
 	}
 }
 
@@ -108,6 +110,7 @@ func (m *mountState) closeAll() {
 		q.cache.drop()
 	}
 	m.closed = true
+	m.readAhead.close()
 }
 
 // logSource returns the shared view source of the log directory dir.

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -60,20 +61,25 @@ func ListIDs(collectionDir string, prev *IDList, now time.Time) (list *IDList, c
 	dataDir := DataDir(collectionDir)
 	next := &IDList{dirs: map[string]dirState{}}
 	reusedAll := prev != nil
-	stack := []string{dataDir}
-	for len(stack) > 0 {
-		dir := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		st, reused, err := stateOf(dir, prev, now)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
+	// Level by level (data/, then its buckets, ...), each level's
+	// directories read concurrently: on a cold cache the 256 bucket reads
+	// overlap their disk waits instead of queueing behind each other.
+	level := []string{dataDir}
+	for len(level) > 0 {
+		states := readStates(level, prev, now)
+		var below []string
+		for i, r := range states {
+			if r.err != nil {
+				if errors.Is(r.err, fs.ErrNotExist) {
+					continue
+				}
+				return nil, false, r.err
 			}
-			return nil, false, err
+			reusedAll = reusedAll && r.reused
+			next.dirs[level[i]] = r.st
+			below = append(below, r.st.subdirs...)
 		}
-		reusedAll = reusedAll && reused
-		next.dirs[dir] = st
-		stack = append(stack, st.subdirs...)
+		level = below
 	}
 	if reusedAll && len(next.dirs) == len(prev.dirs) {
 		return prev, false, nil
@@ -84,6 +90,38 @@ func ListIDs(collectionDir string, prev *IDList, now time.Time) (list *IDList, c
 		return next, false, nil
 	}
 	return next, true, nil
+}
+
+// dirReaders bounds the directories ListIDs reads at once: enough to keep
+// a disk queue busy, few enough not to swamp a small machine.
+const dirReaders = 8
+
+type stateResult struct {
+	st     dirState
+	reused bool
+	err    error
+}
+
+// readStates runs stateOf for every dir, dirReaders at a time; result i
+// belongs to dirs[i].
+func readStates(dirs []string, prev *IDList, now time.Time) []stateResult {
+	out := make([]stateResult, len(dirs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(dirReaders, len(dirs)) {
+		wg.Go(func() {
+			for i := range next {
+				r := &out[i]
+				r.st, r.reused, r.err = stateOf(dirs[i], prev, now)
+			}
+		})
+	}
+	for i := range dirs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
 
 // stateOf returns dir's state: prev's when the directory is unchanged
