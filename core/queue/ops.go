@@ -95,42 +95,108 @@ func (q *Queue) Enqueue(payload *phpjson.Array, id string) (string, error) {
 
 // EnqueueMany appends one enqueue line per job, all with the ts read before
 // locking, and returns the ids in order. Every id and payload is checked
-// before anything is written (PHP writes the part of a batch over 1 MiB that
-// precedes a bad job; we write nothing).
+// before locking, so a bad job fails with nothing written (PHP writes the
+// part of a batch over 1 MiB that precedes a bad job). Built-in ids are
+// generated as one batch from one clock reading (uuidv7.Generator.NewBatch).
 func (q *Queue) EnqueueMany(jobs []Job) ([]string, error) {
+	if len(jobs) == 0 {
+		return []string{}, nil
+	}
 	ts := q.now().Unix()
-	ids := make([]string, len(jobs))
-	stored := make([]*phpjson.Array, len(jobs))
-	var lines, scratch, payloadJSON []byte
+	idSource := q.newBatchIDs(jobs)
+	ids := idSource.reuse(len(jobs))
 	for i, j := range jobs {
-		id, err := q.resolveID(j.ID)
-		if err != nil {
-			return nil, err
-		}
-		payloadJSON, err = appendPayloadJSON(payloadJSON[:0], j.Payload)
+		id, err := idSource.next(j.ID)
 		if err != nil {
 			return nil, err
 		}
 		ids[i] = id
-		stored[i] = NormalizePayload(payloadOrEmpty(j.Payload))
-		lines, scratch = appendEventLine(lines, scratch, OpEnqueue, id, false, payloadJSON, ts)
-		if i == 0 {
-			lines = reserveLines(lines, len(jobs))
+		if !encodablePayload(j.Payload) {
+			if _, err := appendPayloadJSON(nil, j.Payload); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if len(jobs) == 0 {
-		return ids, nil
-	}
+	tail := appendInt(append(make([]byte, 0, 32), `,"ts":`...), ts)
+	tail = append(tail, '}')
 	err := q.op(func(int64) error {
-		for i, id := range ids {
-			q.st.enqueue(id, payloadRef{val: stored[i]})
+		w, err := q.beginBatch(len(jobs))
+		if err != nil {
+			return err
 		}
-		return q.writeAndCommitBuf(lines)
+		q.st.reserve(len(ids))
+		lenDigits := 3 // LEN's digit count guessed from the previous line
+		for i, j := range jobs {
+			// The line appendEventLine writes for (OpEnqueue, id, payload
+			// JSON, ts), framed in place.
+			lineStart := len(w.buf)
+			var jsonStart int
+			w.buf, jsonStart = beginLine(w.buf, lenDigits)
+			w.buf = append(w.buf, `{"op":"enqueue","id":"`...)
+			w.buf = append(w.buf, ids[i]...)
+			w.buf = append(w.buf, `","payload":`...)
+			if w.buf, err = appendPayloadFast(w.buf, j.Payload); err != nil {
+				// Checked above; only a payload changed meanwhile (which the
+				// caller must not do) gets here.
+				w.buf = w.buf[:lineStart]
+				w.abort()
+				return err
+			}
+			w.buf = append(w.buf, tail...)
+			w.buf, lenDigits = endLine(w.buf, jsonStart, lenDigits)
+			q.st.enqueue(ids[i], payloadRef{val: NormalizePayload(payloadOrEmpty(j.Payload))})
+			w.next()
+		}
+		return w.finish()
 	})
 	if err != nil {
 		return nil, err
 	}
 	return ids, nil
+}
+
+// batchIDs hands out EnqueueMany's ids job by job, as resolveID would,
+// with the built-in ids drawn up front as one batch.
+type batchIDs struct {
+	q         *Queue
+	generated []string // built-in ids not handed out yet
+	genErr    error    // the batch's generator failure, reported at its first use
+}
+
+func (q *Queue) newBatchIDs(jobs []Job) *batchIDs {
+	b := &batchIDs{q: q}
+	if q.newID != nil {
+		return b
+	}
+	generate := 0
+	for _, j := range jobs {
+		if j.ID == "" {
+			generate++
+		}
+	}
+	b.generated, b.genErr = q.ids.NewBatch(generate)
+	return b
+}
+
+// reuse returns a slice for the n ids: the generated batch itself when every
+// id is generated (next then hands out each id in its own place).
+func (b *batchIDs) reuse(n int) []string {
+	if len(b.generated) == n {
+		return b.generated
+	}
+	return make([]string, n)
+}
+
+// next resolves the id of the next job, whose explicit id is id ("" = generate).
+func (b *batchIDs) next(id string) (string, error) {
+	if id != "" || b.q.newID != nil {
+		return b.q.resolveID(id)
+	}
+	if b.genErr != nil {
+		return "", b.genErr
+	}
+	id, b.generated = b.generated[0], b.generated[1:]
+	return id, nil
 }
 
 // Claim takes the first pending job in claim order; nil when none is pending
@@ -159,17 +225,19 @@ func (q *Queue) claim(limit int) ([]Record, error) {
 		if n == 0 {
 			return nil
 		}
-		recs = make([]Record, 0, n)
-		q.buf = q.buf[:0]
-		for len(recs) < n {
-			j := q.st.claimJob(q.st.pending.head, now)
-			recs = append(recs, Record{ID: j.id, Payload: payloadOrEmpty(j.payload.val)})
-			q.buf, q.scratch = appendEventLine(q.buf, q.scratch, OpClaim, j.id, false, nil, now)
-			if len(recs) == 1 {
-				q.buf = reserveLines(q.buf, n)
-			}
+		recs = make([]Record, n)
+		lines := newIDLines(OpClaim, false, now)
+		w, err := q.beginBatch(n)
+		if err != nil {
+			return err
 		}
-		return q.writeAndCommit()
+		for i := range recs {
+			j := q.st.claimJob(q.st.pending.head, now)
+			recs[i] = Record{ID: j.id, Payload: payloadOrEmpty(j.payload.val)}
+			w.buf = lines.add(w.buf, j.id)
+			w.next()
+		}
+		return w.finish()
 	})
 	return recs, err
 }
@@ -196,20 +264,22 @@ func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
 	}
 	completed := 0
 	err := q.op(func(now int64) error {
-		q.buf = q.buf[:0]
+		lines := newIDLines(OpComplete, keepDone, now)
+		w, err := q.beginBatch(min(len(ids), q.st.processing.n))
+		if err != nil {
+			return err
+		}
 		for _, id := range ids {
-			j := q.st.jobs[id]
+			j := q.st.lookup(id)
 			if j == nil || j.state != stateProcessing {
 				continue // not processing, or a duplicate already completed
 			}
 			q.st.completeJob(j, keepDone, now)
-			q.buf, q.scratch = appendEventLine(q.buf, q.scratch, OpComplete, id, keepDone, nil, now)
-			if completed == 0 {
-				q.buf = reserveLines(q.buf, len(ids))
-			}
+			w.buf = lines.add(w.buf, id)
+			w.next()
 			completed++
 		}
-		return q.writeAndCommit()
+		return w.finish()
 	})
 	if err != nil {
 		return 0, err
@@ -231,18 +301,23 @@ func (q *Queue) RequeueTimedOut(timeoutS int64) (int, error) {
 }
 
 func (q *Queue) requeueTimedOut(timeoutS, now int64) (int, error) {
-	q.buf = q.buf[:0]
+	lines := newIDLines(OpRequeue, false, now)
+	w, err := q.beginBatch(q.st.processing.n)
+	if err != nil {
+		return 0, err
+	}
 	n := 0
 	for j := q.st.processing.head; j != nil; {
 		next := j.next
 		if now-j.at >= timeoutS {
 			q.st.requeue(j.id)
-			q.buf, q.scratch = appendEventLine(q.buf, q.scratch, OpRequeue, j.id, false, nil, now)
+			w.buf = lines.add(w.buf, j.id)
+			w.next()
 			n++
 		}
 		j = next
 	}
-	return n, q.writeAndCommit()
+	return n, w.finish()
 }
 
 // PurgeDone forgets done jobs: all of them for olderThanS <= 0, otherwise
@@ -250,18 +325,23 @@ func (q *Queue) requeueTimedOut(timeoutS, now int64) (int, error) {
 func (q *Queue) PurgeDone(olderThanS int64) (int, error) {
 	n := 0
 	err := q.op(func(now int64) error {
-		q.buf = q.buf[:0]
+		lines := newIDLines(OpPurge, false, now)
+		w, err := q.beginBatch(q.st.done.n)
+		if err != nil {
+			return err
+		}
 		for j := q.st.done.head; j != nil; {
 			next := j.next
 			if olderThanS <= 0 || now-j.at >= olderThanS {
 				id := j.id
 				q.st.purge(id)
-				q.buf, q.scratch = appendEventLine(q.buf, q.scratch, OpPurge, id, false, nil, now)
+				w.buf = lines.add(w.buf, id)
+				w.next()
 				n++
 			}
 			j = next
 		}
-		return q.writeAndCommit()
+		return w.finish()
 	})
 	if err != nil {
 		return 0, err
@@ -288,16 +368,4 @@ func (q *Queue) writeAndCommitBuf(lines []byte) error {
 		return err
 	}
 	return q.commit()
-}
-
-// reserveLines grows buf, which holds one line so far, to fit n lines of
-// about that size, so that a batch is encoded without repeated regrowth.
-func reserveLines(buf []byte, n int) []byte {
-	want := len(buf)*n + len(buf)*n/8
-	if cap(buf) >= want {
-		return buf
-	}
-	grown := make([]byte, len(buf), want)
-	copy(grown, buf)
-	return grown
 }

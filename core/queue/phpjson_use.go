@@ -36,8 +36,8 @@ func depthExceeds(v phpjson.Value, limit int) bool {
 	if limit <= 0 {
 		return true
 	}
-	for _, child := range a.Values() {
-		if depthExceeds(child, limit-1) {
+	for i := 0; i < a.Len(); i++ { // Len: a nil *Array is an empty one
+		if _, child := a.At(i); depthExceeds(child, limit-1) {
 			return true
 		}
 	}

@@ -1,6 +1,10 @@
 package queue
 
-import "storhfs/core/phpjson"
+import (
+	"maps"
+
+	"storhfs/core/phpjson"
+)
 
 // jobState is the list a job is on. Every job in state.jobs is on exactly one.
 type jobState uint8
@@ -100,7 +104,7 @@ func (s *state) newJob(id string) *job {
 		s.free = s.free[:n-1]
 	} else {
 		if len(s.spare) == 0 {
-			s.spare = make([]job, 256)
+			s.spare = make([]job, spareChunk)
 		}
 		j = &s.spare[0]
 		s.spare = s.spare[1:]
@@ -109,6 +113,26 @@ func (s *state) newJob(id string) *job {
 	s.jobs[id] = j
 	return j
 }
+
+// reserve makes room for a batch of n more jobs: job slots for all of them
+// at once, and, for a batch of at least reserveMin that exceeds the map's
+// size, a map rebuilt with room for n more (the copy then costs less than
+// the growth steps it saves).
+func (s *state) reserve(n int) {
+	if n >= reserveMin && n > len(s.jobs) {
+		jobs := make(map[string]*job, len(s.jobs)+n)
+		maps.Copy(jobs, s.jobs)
+		s.jobs = jobs
+	}
+	if need := n - len(s.free); need > len(s.spare) {
+		s.spare = make([]job, max(need, spareChunk))
+	}
+}
+
+const (
+	reserveMin = 256 // smaller batches let the map grow by itself
+	spareChunk = 256 // job slots allocated at least at once
+)
 
 func (s *state) detach(j *job) { s.list(j.state).remove(j) }
 
@@ -160,6 +184,16 @@ func (s *state) complete(id string, done bool, ts int64) {
 		j.state, j.at = stateDone, ts
 		s.done.pushBack(j)
 	}
+}
+
+// lookup returns s.jobs[id] (nil when unknown). Ids completed in claim
+// order (a worker completing what it claimed) are found at the head of the
+// processing list without a map lookup: every listed job is s.jobs[j.id].
+func (s *state) lookup(id string) *job {
+	if j := s.processing.head; j != nil && j.id == id {
+		return j
+	}
+	return s.jobs[id]
 }
 
 // completeJob is complete for a job the state holds.

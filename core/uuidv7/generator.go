@@ -6,8 +6,6 @@ import (
 	"io"
 	"sync"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // Generator reproduces PHP UuidV7::generate: within one millisecond the 10
@@ -58,6 +56,19 @@ func (g *Generator) NewAt(ms int64) (string, error) {
 		return "", ErrTimestampRange
 	}
 	g.mu.Lock()
+	e, err := g.nextEntropy(ms)
+	g.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	var b [TextLen]byte
+	putText(b[:], ms, e)
+	return string(b[:]), nil
+}
+
+// nextEntropy advances the monotonic state to millisecond ms and returns
+// the entropy of the next id (PHP generate step 2). g.mu must be held.
+func (g *Generator) nextEntropy(ms int64) ([10]byte, error) {
 	if ms == g.lastTs && g.hasEntropy {
 		for i := 9; i >= 0; i-- {
 			g.entropy[i]++
@@ -65,32 +76,13 @@ func (g *Generator) NewAt(ms int64) (string, error) {
 				break
 			}
 		}
-	} else {
-		if _, err := io.ReadFull(g.random, g.entropy[:]); err != nil {
-			g.hasEntropy = false
-			g.mu.Unlock()
-			return "", fmt.Errorf("uuidv7: read entropy: %w", err)
-		}
-		g.lastTs = ms
-		g.hasEntropy = true
+		return g.entropy, nil
 	}
-	e := g.entropy
-	g.mu.Unlock()
-	return format(ms, e), nil
-}
-
-// format renders ts and entropy as the 36-byte lowercase id: the 48-bit
-// timestamp, version 7 over e0's low nibble, e1, variant 10 over e2's low six
-// bits, then e3..e9 (spec 11.1). google/uuid prints the 16 bytes.
-func format(ts int64, e [10]byte) string {
-	var u uuid.UUID
-	for i := 5; i >= 0; i-- {
-		u[i] = byte(ts)
-		ts >>= 8
+	if _, err := io.ReadFull(g.random, g.entropy[:]); err != nil {
+		g.hasEntropy = false
+		return [10]byte{}, fmt.Errorf("uuidv7: read entropy: %w", err)
 	}
-	u[6] = 0x70 | e[0]&0x0f
-	u[7] = e[1]
-	u[8] = 0x80 | e[2]&0x3f
-	copy(u[9:], e[3:])
-	return u.String()
+	g.lastTs = ms
+	g.hasEntropy = true
+	return g.entropy, nil
 }

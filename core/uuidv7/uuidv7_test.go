@@ -200,7 +200,9 @@ func TestBounds(t *testing.T) {
 var specRegexp = regexp.MustCompile(`(?i)^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 func FuzzValid(f *testing.F) {
-	for _, s := range []string{"018bcfe5-6800-7234-9678-9abcdef011ff", "018BCFE5-6800-7000-8000-AB0000000000", "", "x\n"} {
+	for _, s := range []string{"018bcfe5-6800-7234-9678-9abcdef011ff", "018BCFE5-6800-7000-8000-AB0000000000", "", "x\n",
+		"018bcfe5-6800-7234-9678-9abcdef011/\xff", "\xff/18bcfe5-6800-7234-9678-9abcdef011ff", "018bcfe5-6800-7234-9678-9abcdef0:1@`",
+		"018bcfe5-6800-7234-b678-9abcdef011fG", "018bcfe5-6800-7234-9678-9abc\x80\x2f\x40\x60gG11"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
