@@ -2,11 +2,13 @@ package shard
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
-	"slices"
+	"runtime"
 	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // ErrStop, returned by a Walk callback, ends the walk without error.
@@ -82,17 +84,16 @@ func merge(dirs []recordDir, dataDir, after string, fn func(id string, d *record
 			d.next++
 		}
 		if d.next < len(d.ids) {
-			h = append(h, d)
+			h = append(h, heapItem{head: d.ids[d.next], d: d})
 		}
 	}
 	h.init()
 	for len(h) > 0 {
-		best := h[0]
-		id := best.ids[best.next]
+		id, best := h[0].head, h[0].d
 		h.advanceTop()
 		// Same key in other directories: choose one, drop the rest.
-		for len(h) > 0 && h[0].ids[h[0].next] == id {
-			o := h[0]
+		for len(h) > 0 && h[0].head == id {
+			o := h[0].d
 			if !isOwnBucket(best.dir, dataDir, id) && isOwnBucket(o.dir, dataDir, id) {
 				best = o
 			}
@@ -113,15 +114,21 @@ func isOwnBucket(dir, dataDir, id string) bool {
 		dir[len(dataDir)] == '/' && dir[len(dataDir)+1:] == b
 }
 
+// heapItem is a directory in the merge heap with its current key (head =
+// d.ids[d.next]), kept inline so that comparisons touch only the heap.
+type heapItem struct {
+	head string
+	d    *recordDir
+}
+
 // dirHeap is a min-heap of directories by (current key, directory path).
-type dirHeap []*recordDir
+type dirHeap []heapItem
 
 func (h dirHeap) less(i, j int) bool {
-	a, b := h[i].ids[h[i].next], h[j].ids[h[j].next]
-	if a != b {
-		return a < b
+	if c := strings.Compare(h[i].head, h[j].head); c != 0 {
+		return c < 0
 	}
-	return h[i].dir < h[j].dir
+	return h[i].d.dir < h[j].d.dir
 }
 
 func (h dirHeap) init() {
@@ -150,9 +157,11 @@ func (h dirHeap) down(i int) {
 
 // advanceTop moves the top directory's cursor on, dropping it when done.
 func (h *dirHeap) advanceTop() {
-	top := (*h)[0]
-	top.next++
-	if top.next >= len(top.ids) {
+	top := &(*h)[0]
+	top.d.next++
+	if top.d.next < len(top.d.ids) {
+		top.head = top.d.ids[top.d.next]
+	} else {
 		last := len(*h) - 1
 		(*h)[0] = (*h)[last]
 		*h = (*h)[:last]
@@ -161,19 +170,76 @@ func (h *dirHeap) advanceTop() {
 }
 
 // readRecordDirs reads dataDir recursively and returns every directory that
-// holds at least one record name, each with its keys sorted.
+// holds at least one record name, each with its keys sorted, in no
+// particular order. The subtrees below dataDir (the buckets) are read by
+// up to walkReaders goroutines: a scan cannot start before every directory
+// is read, and reading them is a good part of a scan.
 func readRecordDirs(dataDir string) ([]recordDir, error) {
+	ids, subdirs, err := readDir(dataDir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil // no data/ yet, or removed while we walk
+		}
+		return nil, err
+	}
 	var out []recordDir
-	stack := []string{dataDir}
-	for len(stack) > 0 {
+	if len(ids) > 0 {
+		out = append(out, recordDir{dir: dataDir, ids: ids})
+	}
+	workers := min(runtime.GOMAXPROCS(0), walkReaders, len(subdirs))
+	if workers < 2 {
+		return readTrees(subdirs, out, nil)
+	}
+	var (
+		next   atomic.Int64 // index of the next subtree to read
+		failed atomic.Bool  // a reader failed: the others stop early
+		wg     sync.WaitGroup
+		outs   = make([][]recordDir, workers)
+		errs   = make([]error, workers)
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= len(subdirs) {
+					return
+				}
+				if outs[w], errs[w] = readTrees(subdirs[i:i+1], outs[w], &failed); errs[w] != nil {
+					failed.Store(true)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for w := range workers {
+		if errs[w] != nil {
+			return nil, errs[w]
+		}
+		out = append(out, outs[w]...)
+	}
+	return out, nil
+}
+
+// walkReaders bounds the goroutines of readRecordDirs.
+const walkReaders = 4
+
+// readTrees reads the directories roots and everything below them, adding
+// those that hold record names to out. It stops early once stop (may be
+// nil) is set; the caller then has an error to report.
+func readTrees(roots []string, out []recordDir, stop *atomic.Bool) ([]recordDir, error) {
+	stack := append([]string(nil), roots...)
+	for len(stack) > 0 && (stop == nil || !stop.Load()) {
 		dir := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		ids, subdirs, err := readDir(dir)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				continue // no data/ yet, or removed while we walk
+				continue // removed while we walk
 			}
-			return nil, err
+			return out, err
 		}
 		stack = append(stack, subdirs...)
 		if len(ids) > 0 {
@@ -181,41 +247,6 @@ func readRecordDirs(dataDir string) ([]recordDir, error) {
 		}
 	}
 	return out, nil
-}
-
-// readDir returns the sorted record keys of the files directly in dir and
-// the paths of its subdirectories (symlinks to directories excluded). A
-// missing dir gives an error wrapping fs.ErrNotExist.
-func readDir(dir string) (ids, subdirs []string, err error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, err
-		}
-		return nil, nil, fmt.Errorf("scan records %s: %w", dir, err)
-	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil {
-		return nil, nil, fmt.Errorf("scan records %s: %w", dir, err)
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() {
-			subdirs = append(subdirs, dir+"/"+name)
-			continue
-		}
-		id, ok := IDFromName(name)
-		if !ok {
-			continue
-		}
-		if !e.Type().IsRegular() && !isRegularTarget(dir+"/"+name) {
-			continue
-		}
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids, subdirs, nil
 }
 
 // isRegularTarget reports whether path (a symlink or special file) stats to

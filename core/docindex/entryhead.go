@@ -3,7 +3,6 @@ package docindex
 import (
 	"errors"
 	"io"
-	"os"
 )
 
 // headSize is how much of an entry file is read first when only its start
@@ -18,7 +17,7 @@ const headSize = 4096
 // sees the same content.
 type entryFile struct {
 	path string
-	f    *os.File
+	f    rawFile
 	size int64  // from fstat: the expected length, a hint for buffer sizes
 	text []byte // the first len(text) bytes of the file
 	eof  bool   // text is the whole file
@@ -30,7 +29,7 @@ type entryFile struct {
 // read equality index: <path>". Without stat a directory is only noticed
 // when read: readFailure then reports it absent.
 func openEntry(path string, stat bool) (*entryFile, error) {
-	f, err := os.Open(path)
+	f, err := openRaw(path)
 	if err != nil {
 		return nil, readFailure(path, err)
 	}
@@ -38,15 +37,12 @@ func openEntry(path string, stat bool) (*entryFile, error) {
 	if !stat {
 		return e, nil
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = errors.New("not a regular file")
-	}
+	size, err := f.regularSize()
 	if err != nil {
 		f.Close()
 		return nil, readFailure(path, err)
 	}
-	e.size = fi.Size()
+	e.size = size
 	return e, nil
 }
 

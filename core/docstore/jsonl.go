@@ -29,8 +29,8 @@ func (s *Store) ExportJSONL(path string) (int, error) {
 	w := bufio.NewWriterSize(f, exportChunk)
 	n := 0
 	err = s.scanRecordsWith("", nil, loadExportLine, func(r *scanned) error {
-		if r.err != nil || r.rec == nil {
-			return r.err
+		if r.err != nil || r.line == nil {
+			return r.err // nil: the file vanished
 		}
 		if _, err := w.Write(r.line); err != nil {
 			return err
@@ -50,11 +50,19 @@ func (s *Store) ExportJSONL(path string) (int, error) {
 	return n, nil
 }
 
-// loadExportLine reads r's record and encodes its export line on the
-// reading goroutine, so decoding and encoding run on every core while the
-// consumer only writes.
+// loadExportLine sets r.line to r's export line (nil when the file
+// vanished) on the reading goroutine, so that work runs on every core
+// while the consumer only writes. A record file already in canonical form
+// (canonicalExportLine) is its own export line; any other is read in full
+// and re-encoded.
 func loadExportLine(r *scanned) {
-	loadScanned(r)
+	r.rec, r.size, r.err = loadRecordFileWith(r.id, r.recordFile, func(content []byte) bool {
+		r.line = canonicalExportLine(content, r.id)
+		return r.line != nil
+	})
+	if r.line != nil {
+		return // canonical: r.line is the file's bytes
+	}
 	if r.err == nil && r.rec != nil {
 		r.line, r.err = encodeRecord(r.id, r.rec.Data)
 	}

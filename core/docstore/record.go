@@ -43,6 +43,9 @@ func appendRecord(buf []byte, id string, data *phpjson.Array) ([]byte, error) {
 // PHP reads it (spec 3.5), and returns its data (an empty array when the
 // data member is missing or not an array). path is used in messages.
 func parseRecord(content []byte, expectID, path string) (*phpjson.Array, error) {
+	if data, ok := decodeCanonical(content, expectID, false); ok {
+		return data, nil
+	}
 	obj, err := decodeObject(content, path)
 	if err != nil {
 		return nil, err
@@ -184,11 +187,27 @@ func loadRecord(id, path string) (*Record, int, error) {
 
 // loadRecordFile is loadRecord for a recordFile.
 func loadRecordFile(id string, f recordFile) (*Record, int, error) {
+	return loadRecordFileWith(id, f, nil)
+}
+
+// loadRecordFileWith is loadRecordFile where take (if not nil) first sees
+// the content read: when it returns true the record is not decoded and the
+// result is (nil, size, nil); take has then used the content itself.
+func loadRecordFileWith(id string, f recordFile, take func(content []byte) bool) (*Record, int, error) {
 	var data *phpjson.Array
 	size := 0
 	var parseErr error
+	taken := false
 	parse := func(content []byte) error {
 		size = len(content)
+		if take != nil && take(content) {
+			taken, parseErr = true, nil
+			return nil
+		}
+		if d, ok := decodeCanonical(content, id, f.idValid); ok {
+			data, parseErr = d, nil
+			return nil
+		}
 		var obj *phpjson.Array
 		if obj, parseErr = decodeObject(content, f.path); parseErr == nil {
 			if parseErr = checkRecordID(obj, id, f.idValid); parseErr == nil {
@@ -213,6 +232,9 @@ func loadRecordFile(id string, f recordFile) (*Record, int, error) {
 	}
 	if parseErr != nil {
 		return nil, size, parseErr
+	}
+	if taken {
+		return nil, size, nil
 	}
 	return &Record{ID: id, Data: data}, size, nil
 }
