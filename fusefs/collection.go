@@ -82,10 +82,9 @@ func (c *collectionNode) Setattr(ctx context.Context, f gofs.FileHandle, in *fus
 
 func (c *collectionNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
 	if id, ok := recordID(name); ok {
-		if errno := c.recordEntry(id, out); errno != 0 {
+		if errno := c.lookupRecord(id, out); errno != 0 {
 			return nil, errno
 		}
-		c.readAhead(id, hintInode)
 		return c.recordInode(ctx, id), 0
 	}
 	if sf := c.scratchFile(name); sf != nil {
@@ -93,6 +92,17 @@ func (c *collectionNode) Lookup(ctx context.Context, name string, out *fuse.Entr
 		return c.scratchInode(ctx, sf), 0
 	}
 	return nil, syscall.ENOENT
+}
+
+// lookupRecord describes record id for a lookup, and counts the lookup for
+// the listing cache (dircache.go) and read-ahead (readahead.go).
+func (c *collectionNode) lookupRecord(id string, out *fuse.EntryOut) syscall.Errno {
+	if errno := c.recordEntry(id, out); errno != 0 {
+		return errno
+	}
+	c.listing.lookedUp()
+	c.readAhead(id, hintInode)
+	return 0
 }
 
 func (c *collectionNode) OpendirHandle(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {

@@ -3,6 +3,7 @@ package fusefs
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -29,6 +30,8 @@ type recordListing struct {
 	gen        uint64         // bumped when ids or scratch changed
 	kernelGen  uint64         // the listing the kernel may hold; 0 = none
 	openCached map[uint64]int // open FOPEN_CACHE_DIR handles by gen
+
+	lookups atomic.Int64 // record lookups since the last open
 }
 
 // maxCachedIDs bounds the memory one collection's kept listing may use
@@ -61,6 +64,7 @@ func (l *recordListing) open(collectionDir string, scratch []fuse.DirEntry, now 
 		l.ids = nil
 	}
 	out := dirListing{ids: list.IDs, scratch: scratch, gen: l.gen}
+	statted := l.lookups.Swap(0) > int64(list.Len()/2)
 	staleOpen := false
 	for gen, n := range l.openCached {
 		staleOpen = staleOpen || gen != l.gen && n > 0
@@ -68,6 +72,13 @@ func (l *recordListing) open(collectionDir string, scratch []fuse.DirEntry, now 
 	switch {
 	case staleOpen:
 		l.kernelGen = 0 // invalidate again once they are closed
+	case statted:
+		// The entries of the last listing were looked up one by one
+		// (ls -l, a walk opening every record). From the kernel's cache
+		// each would cost a LOOKUP round trip once its 1 s entry timeout
+		// passed; read from the mount, the listing comes as READDIRPLUS
+		// with the attributes in it.
+		l.kernelGen = 0
 	case l.kernelGen != l.gen:
 		l.kernelGen = l.gen // this open drops the kernel's copy
 	default:
@@ -79,6 +90,9 @@ func (l *recordListing) open(collectionDir string, scratch []fuse.DirEntry, now 
 	}
 	return out, nil
 }
+
+// lookedUp counts a lookup of one of the collection's records.
+func (l *recordListing) lookedUp() { l.lookups.Add(1) }
 
 // lastIDs returns the ids of the last listing kept (sorted; do not
 // modify), or nil.

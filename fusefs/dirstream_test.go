@@ -99,6 +99,10 @@ type layoutStore struct {
 
 func (s layoutStore) Dir() string { return s.coll }
 
+func (s layoutStore) StatRecord(id string) (os.FileInfo, error) {
+	return os.Stat(shard.RecordPath(s.coll, id))
+}
+
 func writeRecordFile(t *testing.T, coll, id string) {
 	t.Helper()
 	p := shard.RecordPath(coll, id)
@@ -176,5 +180,47 @@ func TestRecordListingRacyBucket(t *testing.T) {
 	second, err := l.open(coll, nil, now)
 	if err != nil || len(second.ids) != 2 || second.kernelCache {
 		t.Fatalf("a record added in the same second: ids %v, kernel cache %v, err %v", second.ids, second.kernelCache, err)
+	}
+}
+
+// A listing whose entries were then looked up one by one (ls -l) is next
+// read from the mount, as READDIRPLUS, not from the kernel's cache, which
+// would send a LOOKUP per entry; once listings are no longer followed by
+// lookups (ls, find -name) the kernel may cache again.
+func TestListingAfterLookupsSkipsKernelCache(t *testing.T) {
+	coll := t.TempDir()
+	var ids []string
+	for i := range 20 {
+		id := fmt.Sprintf("0190a1b2-c3d4-7e5f-8a6b-%02x%010d", i%5, i)
+		writeRecordFile(t, coll, id)
+		ids = append(ids, id)
+	}
+	s := layoutStore{newFakeStore(t), coll}
+	c := newTestCollection(s)
+	cacheDir := uint32(fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE)
+	listOnce := func(lookups int) uint32 {
+		d, flags := openTestDir(t, c, s)
+		listAll(t, d)
+		for _, id := range ids[:lookups] {
+			var out fuse.EntryOut
+			if errno := c.lookupRecord(id, &out); errno != 0 {
+				t.Fatalf("lookup %s: %v", id, errno)
+			}
+		}
+		d.Releasedir(context.Background(), 0)
+		return flags
+	}
+	listOnce(0)
+	if f := listOnce(20); f != cacheDir {
+		t.Fatalf("unchanged listing: flags %#x, want the kernel cache", f)
+	}
+	if f := listOnce(0); f != 0 {
+		t.Errorf("after every entry was looked up: flags %#x, want 0", f)
+	}
+	if f := listOnce(10); f != 0 {
+		t.Errorf("first open after that: flags %#x, want 0 (drops the kernel copy)", f)
+	}
+	if f := listOnce(0); f != cacheDir {
+		t.Errorf("after half the entries were looked up: flags %#x, want the kernel cache", f)
 	}
 }

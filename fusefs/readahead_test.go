@@ -66,15 +66,6 @@ func TestSequenceRefillsHalfWayAndStopsAtTheEnd(t *testing.T) {
 	}
 }
 
-// dirFakeStore is a fakeStore whose collection directory has storh's
-// sharded layout, so the mount lists it with shard.ListIDs.
-type dirFakeStore struct {
-	*fakeStore
-	collection string
-}
-
-func (s dirFakeStore) Dir() string { return s.collection }
-
 type hintLog struct {
 	mu    sync.Mutex
 	hints []hint
@@ -113,7 +104,7 @@ func TestReadAheadHintsTheNextRecordsOfTheListing(t *testing.T) {
 		}
 	}
 	var log1 hintLog
-	store := dirFakeStore{fakeStore: newFakeStore(t), collection: collection}
+	store := layoutStore{newFakeStore(t), collection}
 	m := newMountState(fakeCatalog{store: store}, false, log.New(io.Discard, "", 0), 0)
 	m.readAhead.close()
 	m.readAhead = newReadAheadPool(log1.run)
