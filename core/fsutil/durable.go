@@ -58,7 +58,7 @@ func AppendDurable(path string, content []byte) error {
 
 // FsyncDir opens dir read-only, fsyncs and closes it.
 func FsyncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := OpenFile(dir, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,16 @@ func ensureDir(dir string) error {
 // replaceVia writes content to temp, syncs it and renames it onto final,
 // then fsyncs final's directory. The temp never survives a failure.
 func replaceVia(temp, final string, content []byte) error {
-	f, err := os.OpenFile(temp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err := writeTemp(temp, content); err != nil {
+		return err
+	}
+	return commitTemp(temp, final)
+}
+
+// writeTemp creates temp with content, fsynced and closed; on failure the
+// temp is removed.
+func writeTemp(temp string, content []byte) error {
+	f, err := OpenFile(temp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return newError("Could not open temporary storage file for writing: "+temp, err)
 	}
@@ -108,6 +117,13 @@ func replaceVia(temp, final string, content []byte) error {
 		os.Remove(temp)
 		return newError("Could not write storage file: "+temp, err)
 	}
+	return nil
+}
+
+// commitTemp renames a written temp onto final and fsyncs final's
+// directory (errors of that fsync ignored, like PHP); on a failed rename
+// the temp is removed.
+func commitTemp(temp, final string) error {
 	if err := os.Rename(temp, final); err != nil {
 		os.Remove(temp)
 		return newError("Could not atomically replace storage file: "+final, err)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
 	"storhfs/core/uuidv7"
 )
@@ -59,7 +60,7 @@ func (l *Log) beginAppend() (*appender, error) {
 	}
 	if l.active == nil {
 		name := l.man.activeFile()
-		f, err := os.OpenFile(l.segDir+"/"+name, os.O_RDWR|os.O_CREATE, 0o666)
+		f, err := fsutil.OpenFile(l.segDir+"/"+name, os.O_RDWR|os.O_CREATE, 0o666)
 		if err != nil {
 			return nil, &SegmentOpenError{File: name, Err: err}
 		}
@@ -157,9 +158,9 @@ func (ap *appender) add(op opKind, id string, payload []byte) error {
 }
 
 // flushAndRoll flushes the full segment and seals it. The segment's fsync
-// runs while the roll writes the idx file and creates the next segment;
-// the manifest that seals the segment is written only after both, as with
-// sequential steps.
+// runs while the roll writes the idx file, creates the next segment and
+// writes the manifest's temp file; the manifest's rename, which seals the
+// segment, waits for all of them, as with sequential steps.
 func (ap *appender) flushAndRoll() error {
 	synced, err := ap.flushStart()
 	if err != nil {
@@ -167,6 +168,9 @@ func (ap *appender) flushAndRoll() error {
 	}
 	plan, planErr := ap.l.prepareRoll()
 	if err := synced(); err != nil {
+		if plan != nil {
+			plan.abort(ap.l)
+		}
 		return err
 	}
 	if planErr != nil {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
 	"storhfs/core/uuidv7"
 )
@@ -114,7 +115,7 @@ type movedID struct {
 // the ids whose tombstone was their current location.
 func (cw *compactWriter) copySegment(file string, seg int32) ([]string, error) {
 	l := cw.l
-	f, err := os.Open(l.segDir + "/" + file)
+	f, err := fsutil.OpenFile(l.segDir+"/"+file, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil // missing segments are skipped, as in replay
 	}
@@ -218,7 +219,7 @@ func (cw *compactWriter) openNext() error {
 		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 			continue
 		}
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+		f, err := fsutil.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 		if err != nil {
 			return &SegmentOpenError{File: name, Err: err}
 		}

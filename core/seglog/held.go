@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"github.com/zeebo/xxh3"
+
+	"storhfs/core/fsutil"
 )
 
 // Segment files a Snapshot holds open.
@@ -104,7 +106,7 @@ func (v *view) openSegment(file string, seg int32) (*os.File, func(), error) {
 			return f, noRelease, nil
 		}
 	}
-	f, err := os.Open(v.segDir + "/" + file)
+	f, err := fsutil.OpenFile(v.segDir+"/"+file, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, &SegmentOpenError{File: file, Err: err}
 	}

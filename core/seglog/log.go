@@ -32,6 +32,8 @@ type Log struct {
 
 	readers map[int32]*os.File // read handles for get(), by segment
 
+	manEnc manifestEncoder // reuses the sealed entries' JSON across rolls
+
 	closed bool
 }
 
@@ -179,7 +181,7 @@ func (l *Log) removeCompactionLeftovers() {
 
 // touch creates path empty if it does not exist (never truncates).
 func touch(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
+	f, err := fsutil.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
 	if err != nil {
 		return &SegmentOpenError{File: path, Err: err}
 	}

@@ -20,6 +20,7 @@ type manifest struct {
 	sealedList  *phpjson.Array // nil when "sealed" is missing or not an array
 	sealed      []*segEntry    // the object members of "sealed", in order
 	active      *segEntry      // nil when "active" is missing or not an object
+	withFile    []*segEntry    // segments(); rebuilt by listSegments when sealed/active change
 }
 
 // segEntry is one manifest segment entry.
@@ -126,7 +127,21 @@ func manifestFromDoc(doc *phpjson.Array) *manifest {
 			m.active = entryFromObj(obj)
 		}
 	}
+	m.listSegments()
 	return m
+}
+
+// listSegments (re)builds withFile from sealed and active.
+func (m *manifest) listSegments() {
+	m.withFile = make([]*segEntry, 0, len(m.sealed)+1)
+	for _, e := range m.sealed {
+		if e.hasFile {
+			m.withFile = append(m.withFile, e)
+		}
+	}
+	if m.active != nil && m.active.hasFile {
+		m.withFile = append(m.withFile, m.active)
+	}
 }
 
 func entryFromObj(obj *phpjson.Array) *segEntry {
@@ -161,19 +176,9 @@ func (m *manifest) activeFile() string {
 	return firstSegment
 }
 
-// segments lists the entries with a string file: sealed in order, then active.
-func (m *manifest) segments() []*segEntry {
-	out := make([]*segEntry, 0, len(m.sealed)+1)
-	for _, e := range m.sealed {
-		if e.hasFile {
-			out = append(out, e)
-		}
-	}
-	if m.active != nil && m.active.hasFile {
-		out = append(out, m.active)
-	}
-	return out
-}
+// segments lists the entries with a string file: sealed in order, then
+// active. The slice is shared: callers must not modify it.
+func (m *manifest) segments() []*segEntry { return m.withFile }
 
 // entryCount is stats().segments: object entries of sealed, plus active.
 func (m *manifest) entryCount() int {
@@ -262,13 +267,21 @@ func initialManifestDoc() *phpjson.Array {
 	return doc
 }
 
-// writeManifestDoc atomically replaces dir/manifest.jsonc with doc as
-// compact JSON plus "\n".
-func writeManifestDoc(dir string, doc *phpjson.Array) error {
+// encodeManifest renders doc as PHP writes manifest.jsonc: compact JSON
+// plus "\n".
+func encodeManifest(doc *phpjson.Array) ([]byte, error) {
 	b, err := encodeJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// writeManifestDoc atomically replaces dir/manifest.jsonc with doc.
+func writeManifestDoc(dir string, doc *phpjson.Array) error {
+	b, err := encodeManifest(doc)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
 	return fsutil.WriteAtomic(dir+"/"+manifestName, b)
 }

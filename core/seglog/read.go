@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/guard"
 	"storhfs/core/uuidv7"
 )
@@ -57,7 +58,7 @@ func (l *Log) readHandle(seg int32) (*os.File, error) {
 	if f, ok := l.readers[seg]; ok {
 		return f, nil
 	}
-	f, err := os.Open(l.segDir + "/" + l.segs.names[seg])
+	f, err := fsutil.OpenFile(l.segDir+"/"+l.segs.names[seg], os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -134,16 +135,23 @@ func (l *view) streamLocked(q *StreamQuery, fn func(Record) error) error {
 	seekID, hasSeek := q.seekID()
 	for _, e := range l.man.segments() {
 		seg := l.segs.id(e.file)
-		st := l.stats[seg]
-		min, max, known, ordered := e.min, e.max, e.hasMin, e.ordered
-		if st != nil {
-			min, max, known, ordered = st.min(), st.max(), st.records > 0, st.ordered
+		// Bounds from this instance's scan stats when it has them (compared
+		// in place, without copies), else from the manifest entry.
+		known, ordered := e.hasMin, e.ordered
+		var skip, minBelowSeek bool
+		if st := l.stats[seg]; st != nil {
+			known, ordered = st.records > 0, st.ordered
+			skip = known && q.skipSegmentBytes(st.minB, st.maxB)
+			minBelowSeek = string(st.minB) < seekID
+		} else {
+			skip = known && q.skipSegment(e.min, e.max)
+			minBelowSeek = e.min < seekID
 		}
-		if known && q.skipSegment(min, max) {
+		if skip {
 			continue
 		}
 		var start int64
-		if hasSeek && e.hasIndex && ordered && known && min < seekID {
+		if hasSeek && e.hasIndex && ordered && known && minBelowSeek {
 			start = seekOffset(l.sparse.get(l.segDir+"/"+e.index), seekID)
 		}
 		f, release, err := l.openSegment(e.file, seg)
@@ -190,12 +198,13 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 			// A canonical line whose raw id needs no unescaping can be
 			// ruled out before decoding: tombstones, superseded lines and
 			// ids outside the query's bounds are never yielded. A put that
-			// is kept needs only its data decoded.
+			// is kept needs only its data decoded, and its id (the raw
+			// one) has passed the upper bound, state and id checks below.
 			if op, idB, data, ok := fastEnvelope(payload); ok && plainID(idB) {
 				if ordered && q.hasUpper && string(idB) > q.upper {
 					break
 				}
-				if op != opPut || !l.state.isCurrent(idB, seg, off) || !q.matchID(string(idB)) {
+				if op != opPut || !l.state.isCurrent(idB, seg, off) || !q.matchIDBytes(idB) {
 					continue
 				}
 				env, decoded = decodeCanonicalPut(idB, data)
@@ -211,16 +220,18 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 			}
 			return false, err
 		}
-		if ordered && q.hasUpper && env.id > q.upper {
+		if !decoded && ordered && q.hasUpper && env.id > q.upper {
 			break
 		}
-		if !l.isCurrentLine(line, env.id, seg, off) {
+		// A fast-path line was checked against a full index above; a
+		// sequential one is re-checked against the replay's validation.
+		if (!decoded || l.state.sequential) && !l.isCurrentLine(line, env.id, seg, off) {
 			continue
 		}
 		if !uuidv7.Valid(env.id) {
 			return false, uuidv7.ErrInvalid
 		}
-		if !q.matchID(env.id) {
+		if !decoded && !q.matchID(env.id) {
 			continue
 		}
 		data := recordData(env.data)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"storhfs/core/fsutil"
 )
 
 // Reader reads a log collection (or partition) directory without ever
@@ -172,7 +174,7 @@ func (r *Reader) replayOpen(m *manifest, state *stateIndex) (*Snapshot, bool, er
 // replayHeld replays segment seg (file) of a snapshot being built and
 // keeps the file open in v.held when within the bound.
 func (v *view) replayHeld(file string, seg int32, buf []byte) (segReplay, error) {
-	f, err := os.Open(v.segDir + "/" + file)
+	f, err := fsutil.OpenFile(v.segDir+"/"+file, os.O_RDONLY, 0)
 	if err != nil {
 		return segReplay{stats: newSegStats(0), missing: true, recordsExact: true}, nil
 	}

@@ -126,5 +126,6 @@ func withoutMissingActive(segDir string, m *manifest) *manifest {
 	if m.active != nil && m.active.hasFile && m.active.file == name {
 		out.active = nil
 	}
+	out.listSegments()
 	return &out
 }

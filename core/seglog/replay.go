@@ -6,6 +6,8 @@ import (
 	"syscall"
 
 	"github.com/zeebo/xxh3"
+
+	"storhfs/core/fsutil"
 )
 
 // replayMode selects how a segment's lines are validated and what happens
@@ -41,7 +43,7 @@ type segReplay struct {
 	// told from its bytes alone clears it.
 	recordsBytes int64
 	recordsExact bool
-	ino          uint64 // the file replayed (0 when unknown)
+	ino          uint64 // the file replayed (0 when unknown or replayRecover)
 	// unterminated: the last valid line has no "\n" (spec 2.7). Its bytes
 	// are the only ones below end that storh may rewrite in place (the
 	// next append makes it invalid; recovery truncates at tailOff), so a
@@ -65,9 +67,9 @@ func replaySegmentTo(path string, seg int32, mode replayMode, st *stateIndex, in
 	var f *os.File
 	var err error
 	if mode == replayRecover {
-		f, err = os.OpenFile(path, os.O_RDWR, 0)
+		f, err = fsutil.OpenFile(path, os.O_RDWR, 0)
 	} else {
-		f, err = os.Open(path)
+		f, err = fsutil.OpenFile(path, os.O_RDONLY, 0)
 	}
 	if err != nil {
 		return segReplay{stats: newSegStats(interval), missing: true, recordsExact: true}, nil
@@ -80,7 +82,9 @@ func replaySegmentTo(path string, seg int32, mode replayMode, st *stateIndex, in
 // replayRecover); f stays open.
 func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte, limit int64) (segReplay, error) {
 	res := segReplay{stats: newSegStats(interval), recordsExact: true}
-	res.ino = inodeOf(f)
+	if mode != replayRecover { // only snapshots (read modes) use the inode
+		res.ino = inodeOf(f)
+	}
 	sc := newLineScanner(f, 0, limit, buf)
 	var canon canonChecker
 	for {

@@ -3,6 +3,7 @@ package seglog
 import (
 	"os"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
 )
 
@@ -17,20 +18,35 @@ func (l *Log) rollLocked() error {
 	return l.commitRoll(plan)
 }
 
-// rollPlan is a roll whose idx file and new active file exist; only the
-// manifest (the commit point) is left to write.
+// rollPlan is a roll in flight. PHP's steps are idx file, new active file,
+// manifest (temp, fsync, rename, directory fsync); the idx file and the
+// manifest's temp file are written and fsynced concurrently (with the
+// sealed segment's own fsync, when the caller overlaps it), and only the
+// manifest's rename, the commit point, waits for all of them. A crash
+// before it leaves what a PHP crash before its manifest write leaves (an
+// idx file, an empty orphan seg-N, possibly a temp file), after it the
+// same files as PHP's roll.
 type rollPlan struct {
 	name    string // segment being sealed
 	seg     int32
 	st      *segStats
-	next    int64  // number of the new active segment
-	newName string // its file name
+	newName string   // the new active segment
+	newFile *os.File // it, created empty, open read-write
+
+	idxDone chan error
+	manDone chan preparedManifest
 }
 
-// prepareRoll writes the sealed segment's idx file and creates the next
-// free seg-N (both concurrently: neither depends on the other, and the
-// manifest that references them is written after both). nil plan: nothing
-// to seal.
+type preparedManifest struct {
+	file *fsutil.PreparedFile
+	err  error
+}
+
+// prepareRoll starts a roll: the sealed segment's idx file and the new
+// manifest's temp file are being written when it returns, and the next
+// free seg-N exists. l.man.doc already describes the rolled state; a
+// failed roll forgets it (the next refresh re-reads the manifest). nil
+// plan: nothing to seal.
 func (l *Log) prepareRoll() (*rollPlan, error) {
 	if err := l.refreshManifest(); err != nil {
 		return nil, err
@@ -52,8 +68,8 @@ func (l *Log) prepareRoll() (*rollPlan, error) {
 	}
 	idxPath := l.segDir + "/" + indexNameFor(name)
 	l.sparse.invalidate(idxPath)
-	idxDone := make(chan error, 1)
-	go func(entries []sparseEntry) { idxDone <- writeSparse(idxPath, entries) }(st.sparse)
+	p := &rollPlan{name: name, seg: seg, st: st, idxDone: make(chan error, 1), manDone: make(chan preparedManifest, 1)}
+	go func(entries []sparseEntry) { p.idxDone <- writeSparse(idxPath, entries) }(st.sparse)
 
 	next := l.man.nextSegment
 	if n, ok := segmentNumber(name); ok {
@@ -70,37 +86,84 @@ func (l *Log) prepareRoll() (*rollPlan, error) {
 		}
 		next++
 	}
-	newName := segmentName(next)
-	touchErr := touch(l.segDir + "/" + newName)
-	if err := <-idxDone; err != nil {
-		return nil, err
+	p.newName = segmentName(next)
+	f, err := fsutil.OpenFile(l.segDir+"/"+p.newName, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		p.manDone <- preparedManifest{}
+		p.abort(l)
+		return nil, &SegmentOpenError{File: p.newName, Err: err}
 	}
-	if touchErr != nil {
-		return nil, touchErr
-	}
-	return &rollPlan{name: name, seg: seg, st: st, next: next, newName: newName}, nil
-}
+	p.newFile = f
 
-// commitRoll writes the manifest that seals plan.name and makes the new
-// segment active.
-func (l *Log) commitRoll(p *rollPlan) error {
 	doc := l.man.doc
 	list := l.man.sealedList
 	if list == nil {
 		list = phpjson.NewArray(1)
 		doc.SetString("sealed", list)
 	}
-	list.Append(sealedObj(p.name, p.st, false))
-	doc.SetString("nextSegment", p.next+1)
+	list.Append(sealedObj(name, st, false))
+	doc.SetString("nextSegment", next+1)
 	doc.SetString("active", newActiveObj(p.newName))
-	if err := l.writeManifest(l.man); err != nil {
+	content, err := l.manEnc.encode(doc)
+	if err != nil {
+		p.manDone <- preparedManifest{}
+		p.abort(l)
+		return nil, err
+	}
+	go func() {
+		pf, err := fsutil.PrepareAtomic(l.dir+"/"+manifestName, content)
+		p.manDone <- preparedManifest{file: pf, err: err}
+	}()
+	return p, nil
+}
+
+// wait waits for the idx file and the manifest's temp file.
+func (p *rollPlan) wait() (*fsutil.PreparedFile, error) {
+	idxErr := <-p.idxDone
+	pm := <-p.manDone
+	if idxErr != nil {
+		if pm.file != nil {
+			pm.file.Abort()
+		}
+		return nil, idxErr
+	}
+	return pm.file, pm.err
+}
+
+// abort gives up a prepared roll: the manifest temp is removed, the new
+// (empty) segment stays as an orphan the next roll skips, and the
+// in-memory manifest, already describing the roll, is forgotten.
+func (p *rollPlan) abort(l *Log) {
+	if pf, err := p.wait(); err == nil && pf != nil {
+		pf.Abort()
+	}
+	if p.newFile != nil {
+		p.newFile.Close()
+	}
+	l.manStat = fileStamp{}
+}
+
+// commitRoll waits for the plan's files, renames the manifest that seals
+// p.name into place and makes the new segment the active one.
+func (l *Log) commitRoll(p *rollPlan) error {
+	pf, err := p.wait()
+	if err == nil {
+		err = pf.Commit()
+	}
+	if err != nil {
+		p.newFile.Close()
+		l.manStat = fileStamp{}
 		return err
 	}
+	l.man = manifestFromDoc(l.man.doc)
+	l.manStat, _ = stampOf(l.dir + "/" + manifestName)
 	l.stats[p.seg] = p.st
 	p.st.sparse = nil
 	l.dropActive()
 	newSeg := l.segs.id(p.newName)
-	l.stats[newSeg] = newSegStats(l.opts.SparseIndexInterval)
+	st := newSegStats(l.opts.SparseIndexInterval)
+	l.stats[newSeg] = st
+	l.active = &activeSegment{name: p.newName, seg: newSeg, f: p.newFile, stats: st}
 	return nil
 }
 

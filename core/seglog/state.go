@@ -22,7 +22,7 @@ type idKey [16]byte
 // location of its id. The first line breaking that rule sets broken and
 // is not recorded; the caller then replays again with a full index.
 type stateIndex struct {
-	uuids   map[idKey]location
+	uuids   *idTable
 	other   map[string]location
 	live    int
 	deleted int
@@ -33,7 +33,7 @@ type stateIndex struct {
 }
 
 func newStateIndex() *stateIndex {
-	return &stateIndex{uuids: map[idKey]location{}, other: map[string]location{}}
+	return &stateIndex{uuids: newIDTable(0), other: map[string]location{}}
 }
 
 // newStateIndexFor sizes the index for the lines a manifest lists (an
@@ -46,53 +46,52 @@ func newStateIndexFor(m *manifest) *stateIndex {
 			lines += e.records
 		}
 	}
-	const maxHint = 1 << 20 // a hostile manifest must not force a huge allocation
-	return &stateIndex{uuids: make(map[idKey]location, min(lines, maxHint)), other: map[string]location{}}
+	const maxHint = 1 << 18 // a hostile manifest must not force a huge allocation (16 MiB of slots at most)
+	return &stateIndex{uuids: newIDTable(int(min(lines, maxHint))), other: map[string]location{}}
 }
 
 // newSequentialIndex is an index in sequential mode (see stateIndex).
-func newSequentialIndex() *stateIndex { return &stateIndex{sequential: true} }
+func newSequentialIndex() *stateIndex { return &stateIndex{sequential: true, uuids: newIDTable(0)} }
+
+// idHexPairs is the offset of the two hex digits of each byte of a
+// canonical id ("8-4-4-4-12").
+var idHexPairs = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// hexNibble maps a lowercase hex digit to its value and any other byte to
+// 0xff (never written after initialisation).
+var hexNibble = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c-'a') + 10
+	}
+	return t
+}()
 
 // parseIDKey packs a canonical id; ok is false for any other spelling.
 func parseIDKey[T ~string | ~[]byte](id T) (k idKey, ok bool) {
-	if len(id) != idLen {
+	if len(id) != idLen || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' {
 		return k, false
 	}
-	j := 0
-	var hi byte
-	half := false
-	for i := 0; i < idLen; i++ {
-		c := id[i]
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if c != '-' {
-				return k, false
-			}
-			continue
-		}
-		var v byte
-		switch {
-		case c >= '0' && c <= '9':
-			v = c - '0'
-		case c >= 'a' && c <= 'f':
-			v = c - 'a' + 10
-		default:
-			return k, false
-		}
-		if half {
-			k[j] = hi<<4 | v
-			j++
-		} else {
-			hi = v
-		}
-		half = !half
+	var bad byte
+	for i, p := range idHexPairs {
+		hi, lo := hexNibble[id[p]], hexNibble[id[p+1]]
+		bad |= hi | lo
+		k[i] = hi<<4 | lo
+	}
+	if bad > 0x0f { // some byte was not a lowercase hex digit
+		return idKey{}, false
 	}
 	return k, true
 }
 
 func (s *stateIndex) lookup(id []byte) (location, bool) {
 	if k, ok := parseIDKey(id); ok {
-		loc, ok := s.uuids[k]
-		return loc, ok
+		return s.uuids.get(k)
 	}
 	loc, ok := s.other[string(id)]
 	return loc, ok
@@ -100,8 +99,7 @@ func (s *stateIndex) lookup(id []byte) (location, bool) {
 
 func (s *stateIndex) lookupString(id string) (location, bool) {
 	if k, ok := parseIDKey(id); ok {
-		loc, ok := s.uuids[k]
-		return loc, ok
+		return s.uuids.get(k)
 	}
 	loc, ok := s.other[id]
 	return loc, ok
@@ -109,14 +107,14 @@ func (s *stateIndex) lookupString(id string) (location, bool) {
 
 func (s *stateIndex) store(id []byte, loc location) {
 	if k, ok := parseIDKey(id); ok {
-		s.uuids[k] = loc
+		s.uuids.put(k, loc)
 		return
 	}
 	s.other[string(id)] = loc
 }
 
 // entries is the number of ids (live and tombstoned).
-func (s *stateIndex) entries() int { return len(s.uuids) + len(s.other) }
+func (s *stateIndex) entries() int { return s.uuids.count + len(s.other) }
 
 // apply makes (seg, off) the latest location of id. Any op other than
 // delete makes the id live.
@@ -134,23 +132,32 @@ func (s *stateIndex) apply(id []byte, op opKind, seg int32, off int64) {
 		return
 	}
 	del := op == opDelete
-	if loc, ok := s.lookup(id); ok {
-		if loc.deleted != del {
-			if del {
-				s.live--
-				s.deleted++
-			} else {
-				s.live++
-				s.deleted--
-			}
-		}
-		s.store(id, location{seg: seg, off: off, deleted: del})
-		return
-	}
-	s.store(id, location{seg: seg, off: off, deleted: del})
-	if del {
-		s.deleted++
+	loc := location{seg: seg, off: off, deleted: del}
+	var old location
+	var known bool
+	if k, ok := parseIDKey(id); ok {
+		old, known = s.uuids.put(k, loc)
 	} else {
+		old, known = s.other[string(id)]
+		s.other[string(id)] = loc
+	}
+	s.count(old, known, del)
+}
+
+// count updates the live/deleted counters for an id whose previous entry
+// was old (known = it had one) and which is now deleted or not.
+func (s *stateIndex) count(old location, known, del bool) {
+	switch {
+	case known && old.deleted == del:
+	case known && del:
+		s.live--
+		s.deleted++
+	case known:
+		s.live++
+		s.deleted--
+	case del:
+		s.deleted++
+	default:
 		s.live++
 	}
 }
@@ -175,7 +182,7 @@ func (s *stateIndex) remove(id string) {
 		s.live--
 	}
 	if k, ok := parseIDKey(id); ok {
-		delete(s.uuids, k)
+		s.uuids.remove(k)
 	} else {
 		delete(s.other, id)
 	}
@@ -194,13 +201,17 @@ func (s *stateIndex) isCurrent(id []byte, seg int32, off int64) bool {
 
 // sameAs reports whether two full indexes hold the same entries.
 func (s *stateIndex) sameAs(o *stateIndex) bool {
-	if len(s.uuids) != len(o.uuids) || len(s.other) != len(o.other) {
+	if s.uuids.count != o.uuids.count || len(s.other) != len(o.other) {
 		return false
 	}
-	for k, a := range s.uuids {
-		if b, ok := o.uuids[k]; !ok || a != b {
-			return false
-		}
+	same := true
+	s.uuids.each(func(k idKey, a location) bool {
+		b, ok := o.uuids.get(k)
+		same = ok && a == b
+		return same
+	})
+	if !same {
+		return false
 	}
 	for k, a := range s.other {
 		if b, ok := o.other[k]; !ok || a != b {
