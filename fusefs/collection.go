@@ -35,8 +35,6 @@ type collectionNode struct {
 	removed bool                             // rmdir succeeded: every operation fails with ENOENT
 
 	listing recordListing // the last listing, and the kernel's cache of it (dircache.go)
-
-	lookups, opens sequence // of records, in listing order? (readahead.go)
 }
 
 var (
@@ -95,13 +93,12 @@ func (c *collectionNode) Lookup(ctx context.Context, name string, out *fuse.Entr
 }
 
 // lookupRecord describes record id for a lookup, and counts the lookup for
-// the listing cache (dircache.go) and read-ahead (readahead.go).
+// the listing cache (dircache.go).
 func (c *collectionNode) lookupRecord(id string, out *fuse.EntryOut) syscall.Errno {
 	if errno := c.recordEntry(id, out); errno != 0 {
 		return errno
 	}
 	c.listing.lookedUp()
-	c.readAhead(id, hintInode)
 	return 0
 }
 

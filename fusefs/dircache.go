@@ -94,17 +94,6 @@ func (l *recordListing) open(collectionDir string, scratch []fuse.DirEntry, now 
 // lookedUp counts a lookup of one of the collection's records.
 func (l *recordListing) lookedUp() { l.lookups.Add(1) }
 
-// lastIDs returns the ids of the last listing kept (sorted; do not
-// modify), or nil.
-func (l *recordListing) lastIDs() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.ids == nil {
-		return nil
-	}
-	return l.ids.IDs
-}
-
 // done releases a handle opened with kernelCache.
 func (l *recordListing) done(gen uint64) {
 	l.mu.Lock()

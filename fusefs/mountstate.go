@@ -10,11 +10,10 @@ import (
 
 // mountState is shared by every node of one mount.
 type mountState struct {
-	catalog   Catalog
-	readOnly  bool
-	log       *log.Logger
-	budget    *memBudget // write buffers and scratch files together
-	readAhead *readAheadPool
+	catalog  Catalog
+	readOnly bool
+	log      *log.Logger
+	budget   *memBudget // write buffers and scratch files together
 
 	scratchSeq atomic.Uint64 // last scratch inode counter handed out
 	runNotify  func(func())  // runs kernel notifications; nil: a new goroutine (tests replace it)
@@ -37,8 +36,7 @@ type storeSlot struct {
 func newMountState(c Catalog, readOnly bool, logger *log.Logger, maxBuffer int64) *mountState {
 	return &mountState{
 		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer),
-		readAhead: newReadAheadPool(hint.run),
-		stores:    map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
+		stores: map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
 	}
 }
 
@@ -110,7 +108,6 @@ func (m *mountState) closeAll() {
 		q.cache.drop()
 	}
 	m.closed = true
-	m.readAhead.close()
 }
 
 // logSource returns the shared view source of the log directory dir.

@@ -58,7 +58,6 @@ func (c *collectionNode) openRecord(id string, flags uint32) (fs.FileHandle, uin
 	if err != nil {
 		return nil, 0, errnoOf(err, syscall.EIO)
 	}
-	c.readAhead(id, hintContent)
 	// NOFLUSH: closing a read-only descriptor has nothing to commit.
 	return &readHandle{f: f}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 }
