@@ -72,15 +72,14 @@ func (l *recordListing) open(collectionDir string, scratch []fuse.DirEntry, now 
 	switch {
 	case staleOpen:
 		l.kernelGen = 0 // invalidate again once they are closed
-	case statted:
-		// The entries of the last listing were looked up one by one
-		// (ls -l, a walk opening every record). From the kernel's cache
-		// each would cost a LOOKUP round trip once its 1 s entry timeout
-		// passed; read from the mount, the listing comes as READDIRPLUS
-		// with the attributes in it.
-		l.kernelGen = 0
-	case l.kernelGen != l.gen:
-		l.kernelGen = l.gen // this open drops the kernel's copy
+	case statted || l.kernelGen != l.gen:
+		// This open drops the kernel's copy, which the next may refill.
+		// After a listing whose entries were then looked up one by one
+		// (ls -l, a walk opening every record) the copy is dropped even
+		// if current: from it each entry would cost a LOOKUP round trip
+		// once its 1 s entry timeout passed, while read from the mount
+		// the listing comes as READDIRPLUS, attributes included.
+		l.kernelGen = l.gen
 	default:
 		out.kernelCache = true
 		if l.openCached == nil {
