@@ -31,7 +31,10 @@ type recordListing struct {
 	kernelGen  uint64         // the listing the kernel may hold; 0 = none
 	openCached map[uint64]int // open FOPEN_CACHE_DIR handles by gen
 
-	lookups atomic.Int64 // record lookups since the last open
+	// lookups counts record lookups since the last open, whether or not
+	// they follow a listing: a heuristic whose only effect is that one
+	// listing is read from the mount instead of the kernel's cache.
+	lookups atomic.Int64
 }
 
 // maxCachedIDs bounds the memory one collection's kept listing may use

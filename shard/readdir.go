@@ -65,7 +65,13 @@ func readDir(dir string) (ids, subdirs []string, err error) {
 				continue
 			}
 			if typ == unix.DT_UNKNOWN {
-				typ = lstatType(fd, name)
+				var gone bool
+				if typ, gone, err = lstatType(fd, name); gone {
+					continue // removed since getdents
+				}
+				if err != nil {
+					return nil, nil, fmt.Errorf("scan records %s: %w", dir, &fs.PathError{Op: "lstat", Path: dir + "/" + name, Err: err})
+				}
 			}
 			if typ == unix.DT_DIR {
 				subdirs = append(subdirs, dir+"/"+name)
@@ -105,20 +111,29 @@ func cString(s string) string {
 }
 
 // lstatType is the DT_* type of name in the directory dirfd from lstat
-// (DT_UNKNOWN when that fails: the entry is then skipped as not a record
-// file, unless it stats as a regular file through isRegularTarget).
-func lstatType(dirfd int, name string) uint8 {
+// (DT_UNKNOWN for other file types); gone when the entry no longer exists.
+// Like os.ReadDir, any other lstat failure is an error, not a skipped entry.
+func lstatType(dirfd int, name string) (typ uint8, gone bool, err error) {
 	var st unix.Stat_t
-	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return unix.DT_UNKNOWN
+	for {
+		err = unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err == unix.ENOENT {
+		return unix.DT_UNKNOWN, true, nil
+	}
+	if err != nil {
+		return unix.DT_UNKNOWN, false, err
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
-		return unix.DT_DIR
+		return unix.DT_DIR, false, nil
 	case unix.S_IFREG:
-		return unix.DT_REG
+		return unix.DT_REG, false, nil
 	case unix.S_IFLNK:
-		return unix.DT_LNK
+		return unix.DT_LNK, false, nil
 	}
-	return unix.DT_UNKNOWN
+	return unix.DT_UNKNOWN, false, nil
 }

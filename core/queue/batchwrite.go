@@ -25,6 +25,10 @@ const streamChunk = 256 << 10
 // streamBuffers chunk buffers rotate between the caller and the writer.
 const streamBuffers = 3
 
+// maxKeptBuf bounds the line buffer a Queue keeps between operations: a
+// small batch of big payloads must not pin its buffer for the queue's life.
+const maxKeptBuf = 1 << 20
+
 // batchWriter writes one batch. Callers append whole lines to buf and call
 // next after each; finish (or abort) ends the batch. Owned by the op holding
 // q.mu and the flock; the goroutine touches only the file, the channels and
@@ -33,9 +37,10 @@ type batchWriter struct {
 	q   *Queue
 	buf []byte // lines not handed over yet
 
-	full chan []byte // chunks to write; nil when not streaming
-	free chan []byte // written chunks, for reuse
-	done chan struct{}
+	full  chan []byte // chunks to write; nil when not streaming
+	free  chan []byte // written chunks, for reuse
+	done  chan struct{}
+	ended bool // finish or abort ran
 
 	// Set by the goroutine, read after done is closed.
 	written  int64
@@ -111,8 +116,11 @@ func (w *batchWriter) next() {
 // fsync, and accounts for them: q.offset advances on success; any failure
 // marks the state stale and is returned. Nothing written means no fsync.
 func (w *batchWriter) finish() error {
+	w.ended = true
 	if w.full == nil {
-		w.q.buf = w.buf
+		if cap(w.buf) <= maxKeptBuf {
+			w.q.buf = w.buf
+		}
 		return w.q.writeAndCommitBuf(w.buf)
 	}
 	if len(w.buf) > 0 {
@@ -125,11 +133,21 @@ func (w *batchWriter) finish() error {
 // over are written (a batch is not atomic, as in PHP), the rest is dropped,
 // nothing is fsynced, and the state is marked stale.
 func (w *batchWriter) abort() {
+	w.ended = true
 	if w.full != nil {
 		w.full <- nil
 		_ = w.wait()
 	}
 	w.q.stale = true
+}
+
+// endIfOpen aborts the batch unless finish or abort already ended it:
+// deferred right after beginBatch, so that a panic while the batch is
+// built cannot leave the writer goroutine waiting for chunks forever.
+func (w *batchWriter) endIfOpen() {
+	if !w.ended {
+		w.abort()
+	}
 }
 
 func (w *batchWriter) wait() error {

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"storhfs/core/phpjson"
 	"storhfs/core/uuidv7"
 )
 
@@ -247,4 +249,61 @@ func TestStreamedClaimsAcrossInstances(t *testing.T) {
 	for _, q := range qs {
 		mustCounts(t, q, Counts{Processing: len(ids)})
 	}
+}
+
+// A panic while a streamed batch is built ends the batch (deferred
+// endIfOpen): the writer goroutine stops, nothing is fsynced, and the
+// queue rebuilds its state from the log.
+func TestStreamedBatchPanicEndsWriter(t *testing.T) {
+	dir := t.TempDir()
+	q := openTest(t, dir, &testClock{now: 1700000000})
+	ids := explicitIDs(streamedJobs)
+	var w *batchWriter
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("no panic")
+			}
+		}()
+		_ = q.op(func(now int64) error {
+			var err error
+			if w, err = q.beginBatch(streamedJobs); err != nil {
+				return err
+			}
+			defer w.endIfOpen()
+			lines := newIDLines(OpPurge, false, now)
+			for i := range ids {
+				w.buf = lines.add(w.buf, ids[i])
+				w.next()
+			}
+			panic("while building the batch")
+		})
+	}()
+	select {
+	case <-w.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("writer goroutine still running after the panic")
+	}
+	if !q.stale || q.syncWait != 0 {
+		t.Fatalf("stale %v, fsync wait %v", q.stale, q.syncWait)
+	}
+}
+
+// A small batch of big payloads does not leave its buffer pinned in the
+// queue.
+func TestSmallBatchBufferNotKept(t *testing.T) {
+	q := openTest(t, t.TempDir(), &testClock{now: 1700000000})
+	big := phpjson.NewArray(1)
+	big.SetString("text", strings.Repeat("x", 64<<10))
+	jobs := make([]Job, 100) // 6.4 MiB of lines, below streamMinLines
+	for i := range jobs {
+		jobs[i] = Job{Payload: big}
+	}
+	if _, err := q.EnqueueMany(jobs); err != nil {
+		t.Fatal(err)
+	}
+	if cap(q.buf) > 1<<20 {
+		t.Fatalf("queue keeps a %d-byte buffer, want at most 1 MiB", cap(q.buf))
+	}
+	mustCounts(t, q, Counts{Pending: 100})
 }

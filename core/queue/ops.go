@@ -96,7 +96,9 @@ func (q *Queue) Enqueue(payload *phpjson.Array, id string) (string, error) {
 // EnqueueMany appends one enqueue line per job, all with the ts read before
 // locking, and returns the ids in order. Every id and payload is checked
 // before locking, so a bad job fails with nothing written (PHP writes the
-// part of a batch over 1 MiB that precedes a bad job). Built-in ids are
+// part of a batch over 1 MiB that precedes a bad job); only a payload
+// changed by another goroutine during the call, which callers must not
+// do, can fail a streamed batch after some of its lines were written. Built-in ids are
 // generated as one batch from one clock reading (uuidv7.Generator.NewBatch).
 func (q *Queue) EnqueueMany(jobs []Job) ([]string, error) {
 	if len(jobs) == 0 {
@@ -124,6 +126,7 @@ func (q *Queue) EnqueueMany(jobs []Job) ([]string, error) {
 		if err != nil {
 			return err
 		}
+		defer w.endIfOpen()
 		q.st.reserve(len(ids))
 		lenDigits := 3 // LEN's digit count guessed from the previous line
 		for i, j := range jobs {
@@ -231,6 +234,7 @@ func (q *Queue) claim(limit int) ([]Record, error) {
 		if err != nil {
 			return err
 		}
+		defer w.endIfOpen()
 		for i := range recs {
 			j := q.st.claimJob(q.st.pending.head, now)
 			recs[i] = Record{ID: j.id, Payload: payloadOrEmpty(j.payload.val)}
@@ -269,6 +273,7 @@ func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
 		if err != nil {
 			return err
 		}
+		defer w.endIfOpen()
 		for _, id := range ids {
 			j := q.st.lookup(id)
 			if j == nil || j.state != stateProcessing {
@@ -306,6 +311,7 @@ func (q *Queue) requeueTimedOut(timeoutS, now int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer w.endIfOpen()
 	n := 0
 	for j := q.st.processing.head; j != nil; {
 		next := j.next
@@ -330,6 +336,7 @@ func (q *Queue) PurgeDone(olderThanS int64) (int, error) {
 		if err != nil {
 			return err
 		}
+		defer w.endIfOpen()
 		for j := q.st.done.head; j != nil; {
 			next := j.next
 			if olderThanS <= 0 || now-j.at >= olderThanS {

@@ -212,7 +212,9 @@ func (m *manifest) referenced() map[string]bool {
 }
 
 // setStats writes scan stats into an entry (keys keep their positions; new
-// keys are appended in PHP's order max, min, records, ordered).
+// keys are appended in PHP's order max, min, records, ordered). It edits the
+// entry in place: the manifest must then be written with writeManifest,
+// which resets the roll encoder's cache of encoded entries (manifest_enc.go).
 func (e *segEntry) setStats(st *segStats) {
 	if st == nil || st.records == 0 {
 		e.obj.SetString("max", nil)

@@ -69,8 +69,11 @@ func (l *Log) recoverLocked() error {
 	return nil
 }
 
-// writeManifest writes m.doc and makes it the current manifest.
+// writeManifest writes m.doc in full and makes it the current manifest. It
+// drops the roll encoder's cache, which must never outlive entries edited
+// in place (setStats).
 func (l *Log) writeManifest(m *manifest) error {
+	l.manEnc.reset()
 	if err := writeManifestDoc(l.dir, m.doc); err != nil {
 		return err
 	}
