@@ -107,8 +107,14 @@ func TestCanonicalFastPathAgrees(t *testing.T) {
 	if line := canonicalExportLine([]byte(canon), fuzzID); string(line) != canon+"\n" {
 		t.Fatalf("canonical record: export line %q", line)
 	}
-	if line := canonicalExportLine([]byte(`{"id":"`+fuzzID+`","data":{"a":1.5}}`), fuzzID); line != nil {
-		t.Fatalf("float record taken by the export fast path: %q", line)
+	float := `{"id":"` + fuzzID + `","data":{"a":1.5}}`
+	if line := canonicalExportLine([]byte(float), fuzzID); string(line) != float+"\n" {
+		t.Fatalf("float written as storh writes it: export line %q", line)
+	}
+	for _, data := range []string{`{"a":1.50}`, `{"a":1e2}`, `{"a":"\u0041"}`, `{"a": 1}`} {
+		if line := canonicalExportLine([]byte(`{"id":"`+fuzzID+`","data":`+data+`}`), fuzzID); line != nil {
+			t.Fatalf("data %s, which storh writes otherwise, taken by the export fast path: %q", data, line)
+		}
 	}
 	// Depth: 510 nested arrays in data are 511 levels with the record
 	// object, which PHP reads; 511 are too deep for both readers.

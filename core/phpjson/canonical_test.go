@@ -41,14 +41,16 @@ var canonicalCases = []struct {
 	{`{"5":1}`, false},               // int key (conservative)
 	{`{"-1":1}`, false},              // int key (conservative)
 	{`{"a":1,"a":2}`, false},         // duplicate key
-	{`{"a":1.0}`, false},             // float
-	{`{"a":1e2}`, false},             // float
+	{`{"a":1.0}`, true},              // float as FormatFloat prints it
+	{`{"a":1e2}`, false},             // float written 100.0
 	{`[-0]`, false},                  // decodes to 0
 	{`[01]`, false},                  // invalid
-	{`[1234567890123456789]`, false}, // 19 digits: not checked
+	{`[1234567890123456789]`, true},  // 19 digits, still an int64
+	{`[9223372036854775808]`, false}, // beyond int64: decodes to a float
 	{`["\/"]`, false},                // written "/"
 	{`["\u0041"]`, false},            // written "A"
-	{`["\u001f"]`, false},            // not checked
+	{`["\u001f"]`, true},             // how a control character is written
+	{`["\u001F"]`, false},            // written in lower case
 	{"[\"\u2028\"]", false},          // written \u2028
 	{"[\"\x01\"]", false},            // control character: invalid
 	{"[\"\xff\"]", false},            // invalid UTF-8
@@ -69,7 +71,7 @@ func TestIsCanonicalArray(t *testing.T) {
 			t.Errorf("IsCanonicalArray(%q) = %v, want %v", c.in, got, c.want)
 		}
 	}
-	deep := strings.Repeat("[", maxCanonicalDepth) + strings.Repeat("]", maxCanonicalDepth)
+	deep := strings.Repeat("[", CanonicalMaxDepth) + strings.Repeat("]", CanonicalMaxDepth)
 	if !checkCanonicalClaim(t, []byte(deep)) {
 		t.Error("depth limit not reached yet, but refused")
 	}

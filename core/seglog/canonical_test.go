@@ -75,18 +75,18 @@ func TestCanonicalData(t *testing.T) {
 
 func TestCanonicalDataBounds(t *testing.T) {
 	deep := ""
-	for range canonMaxDepth + 1 {
+	for range phpjson.CanonicalMaxDepth + 1 {
 		deep += `{"a":`
 	}
 	deep += "1"
-	for range canonMaxDepth + 1 {
+	for range phpjson.CanonicalMaxDepth + 1 {
 		deep += "}"
 	}
 	if canonicalData([]byte(deep)) {
-		t.Error("nesting beyond canonMaxDepth accepted")
+		t.Error("nesting beyond phpjson.CanonicalMaxDepth accepted")
 	}
 	wide := "{"
-	for i := range canonMaxKeys + 1 {
+	for i := range phpjson.CanonicalMaxMembers + 1 {
 		if i > 0 {
 			wide += ","
 		}
@@ -94,7 +94,7 @@ func TestCanonicalDataBounds(t *testing.T) {
 	}
 	wide += "}"
 	if canonicalData([]byte(wide)) {
-		t.Error("more than canonMaxKeys keys accepted")
+		t.Error("more than phpjson.CanonicalMaxMembers keys accepted")
 	}
 }
 
