@@ -1,10 +1,6 @@
 package docindex
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 
@@ -77,7 +73,7 @@ func (w *syncWriter) write(done *sync.WaitGroup, path string, produce func() ([]
 		}()
 		content, err := produce()
 		if err == nil {
-			err = writeSynced(path, content)
+			err = fsutil.WriteAtomicNoDirSync(path, content)
 		}
 		if err != nil {
 			w.fail(seq, err)
@@ -136,46 +132,6 @@ func (w *syncWriter) syncDirs() error {
 	}
 	wg.Wait()
 	return nil
-}
-
-// writeSynced is fsutil.WriteAtomic without the directory fsync (the
-// caller's syncWriter does it once per directory): temp
-// <dir>/.<basename>.<hex12>.tmp, O_WRONLY|O_CREAT|O_TRUNC 0666, write,
-// fsync, close, rename. The parent directory must exist. The temp never
-// survives a failure; error texts are PHP's, as fsutil's.
-func writeSynced(path string, content []byte) error {
-	temp := dirOf(path) + "/." + filepath.Base(path) + "." + randomHex12() + ".tmp"
-	f, err := os.OpenFile(temp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-	if err != nil {
-		return &fsutil.Error{Msg: "Could not open temporary storage file for writing: " + temp, Err: err}
-	}
-	fail := func(msg string, cause error) error {
-		f.Close()
-		os.Remove(temp)
-		return &fsutil.Error{Msg: msg + temp, Err: cause}
-	}
-	if _, err := f.Write(content); err != nil {
-		return fail("Could not write storage file: ", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail("Could not sync storage file: ", err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(temp)
-		return &fsutil.Error{Msg: "Could not write storage file: " + temp, Err: err}
-	}
-	if err := os.Rename(temp, path); err != nil {
-		os.Remove(temp)
-		return &fsutil.Error{Msg: "Could not atomically replace storage file: " + path, Err: err}
-	}
-	return nil
-}
-
-// randomHex12 is 12 random lowercase hex digits (crypto/rand, as fsutil).
-func randomHex12() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:]) // never fails on Linux
-	return hex.EncodeToString(b[:])
 }
 
 // dirOf is the part of a slash path before its last slash. Index paths are

@@ -28,7 +28,24 @@ func WriteAtomic(path string, content []byte) error {
 	if err := ensureDir(dir); err != nil {
 		return err
 	}
-	return replaceVia(dir+"/."+filepath.Base(path)+"."+randomHex(6)+".tmp", path, content)
+	return replaceVia(atomicTemp(dir, path), path, content)
+}
+
+// WriteAtomicNoDirSync is WriteAtomic into an existing directory without
+// the directory fsync, for a caller that writes many files into one
+// directory and then fsyncs it once (FsyncDir) before relying on them.
+func WriteAtomicNoDirSync(path string, content []byte) error {
+	temp := atomicTemp(parentDir(path), path)
+	if err := writeTemp(temp, content); err != nil {
+		return err
+	}
+	return renameTemp(temp, path)
+}
+
+// atomicTemp is WriteAtomic's temp name for path in its directory dir:
+// <dir>/.<basename>.<hex12>.tmp.
+func atomicTemp(dir, path string) string {
+	return dir + "/." + filepath.Base(path) + "." + randomHex(6) + ".tmp"
 }
 
 // AppendDurable appends content with one write and fsyncs (spec 4.3):
@@ -124,11 +141,20 @@ func writeTemp(temp string, content []byte) error {
 // directory (errors of that fsync ignored, like PHP); on a failed rename
 // the temp is removed.
 func commitTemp(temp, final string) error {
+	if err := renameTemp(temp, final); err != nil {
+		return err
+	}
+	_ = FsyncDir(parentDir(final))
+	return nil
+}
+
+// renameTemp renames a written temp onto final; on failure the temp is
+// removed.
+func renameTemp(temp, final string) error {
 	if err := os.Rename(temp, final); err != nil {
 		os.Remove(temp)
 		return newError("Could not atomically replace storage file: "+final, err)
 	}
-	_ = FsyncDir(parentDir(final))
 	return nil
 }
 

@@ -1,9 +1,6 @@
 package fsutil
 
-import (
-	"os"
-	"path/filepath"
-)
+import "os"
 
 // PreparedFile is the first half of WriteAtomic: the content is in a
 // fsynced temp file next to its target, not yet renamed onto it. It lets
@@ -21,7 +18,7 @@ func PrepareAtomic(path string, content []byte) (*PreparedFile, error) {
 	if err := ensureDir(dir); err != nil {
 		return nil, err
 	}
-	temp := dir + "/." + filepath.Base(path) + "." + randomHex(6) + ".tmp"
+	temp := atomicTemp(dir, path)
 	if err := writeTemp(temp, content); err != nil {
 		return nil, err
 	}

@@ -167,6 +167,27 @@ func TestWriteAtomic(t *testing.T) {
 	assertNoTemps(t, dir)
 }
 
+// WriteAtomicNoDirSync writes into an existing directory only: same
+// content, temp names and error texts as WriteAtomic, no temp left behind.
+func TestWriteAtomicNoDirSync(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/eq.jsonc"
+	if err := WriteAtomicNoDirSync(path, []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "{}\n" {
+		t.Fatalf("content %q", got)
+	}
+	os.MkdirAll(dir+"/busy/x", 0o777)
+	if err := WriteAtomicNoDirSync(dir+"/busy", []byte("x")); err == nil || err.Error() != "Could not atomically replace storage file: "+dir+"/busy" {
+		t.Fatalf("err = %v", err)
+	}
+	if err := WriteAtomicNoDirSync(dir+"/missing/eq.jsonc", []byte("x")); err == nil || !strings.HasPrefix(err.Error(), "Could not open temporary storage file for writing: "+dir+"/missing/.eq.jsonc.") {
+		t.Fatalf("missing directory: err = %v", err)
+	}
+	assertNoTemps(t, dir)
+}
+
 func TestAppendDurable(t *testing.T) {
 	dir := t.TempDir()
 	path := dir + "/range/6e.delta.jsonl"
