@@ -103,15 +103,8 @@ Example:
 		},
 		OnUsageError: onUsageError,
 		Action: exitAction(func(c *cli.Context) error {
-			t, err := parseTarget(c, engineDoc)
+			result, err := runAndPrint(c, "verify", engineDoc, runVerify)
 			if err != nil {
-				return err
-			}
-			result, err := runWithProgress("verify", t, func() (*phpjson.Array, error) { return runVerify(t) })
-			if err != nil {
-				return err
-			}
-			if err := printCLIJSON(c.App.Writer, result); err != nil {
 				return err
 			}
 			if ok, _ := result.Lookup("ok"); c.Bool("strict") && ok != true {
@@ -146,15 +139,10 @@ Example:
 		},
 		OnUsageError: onUsageError,
 		Action: exitAction(func(c *cli.Context) error {
-			t, err := parseTarget(c, engineDoc)
-			if err != nil {
-				return err
-			}
-			result, err := runWithProgress("repair", t, func() (*phpjson.Array, error) { return runRepair(t, c.Int64("requeue-after")) })
-			if err != nil {
-				return err
-			}
-			return printCLIJSON(c.App.Writer, result)
+			_, err := runAndPrint(c, "repair", engineDoc, func(t target) (*phpjson.Array, error) {
+				return runRepair(t, c.Int64("requeue-after"))
+			})
+			return err
 		}),
 	}
 }
@@ -177,15 +165,10 @@ Example:
    }`,
 		OnUsageError: onUsageError,
 		Action: exitAction(func(c *cli.Context) error {
-			t, err := parseTarget(c, "")
-			if err != nil {
-				return err
-			}
-			result, err := runWithProgress("reindex", t, func() (*phpjson.Array, error) { return withDocStore(t, (*docstore.Store).Reindex) })
-			if err != nil {
-				return err
-			}
-			return printCLIJSON(c.App.Writer, result)
+			_, err := runAndPrint(c, "reindex", "", func(t target) (*phpjson.Array, error) {
+				return withDocStore(t, (*docstore.Store).Reindex)
+			})
+			return err
 		}),
 	}
 }
@@ -211,17 +194,25 @@ Example:
    }`,
 		OnUsageError: onUsageError,
 		Action: exitAction(func(c *cli.Context) error {
-			t, err := parseTarget(c, engineLog)
-			if err != nil {
-				return err
-			}
-			result, err := runWithProgress("compact", t, func() (*phpjson.Array, error) { return runCompact(t) })
-			if err != nil {
-				return err
-			}
-			return printCLIJSON(c.App.Writer, result)
+			_, err := runAndPrint(c, "compact", engineLog, runCompact)
+			return err
 		}),
 	}
+}
+
+// runAndPrint parses the command's target (engine defaulting to
+// defaultEngine), runs run on it through runWithProgress and prints the
+// result as storh's CLI does; it returns the result for further checks.
+func runAndPrint(c *cli.Context, verb, defaultEngine string, run func(target) (*phpjson.Array, error)) (*phpjson.Array, error) {
+	t, err := parseTarget(c, defaultEngine)
+	if err != nil {
+		return nil, err
+	}
+	result, err := runWithProgress(verb, t, func() (*phpjson.Array, error) { return run(t) })
+	if err != nil {
+		return nil, err
+	}
+	return result, printCLIJSON(c.App.Writer, result)
 }
 
 // runWithProgress runs one maintenance call on t with a progress indicator

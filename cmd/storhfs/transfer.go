@@ -43,19 +43,8 @@ Example:
 			if !docstore.IsCollection(dir) {
 				return fmt.Errorf("Collection does not exist: %s", dir)
 			}
-			var n int
-			err = withProgress("export "+collection, fileSize(file), func() error {
-				_, err := withDocReadOnly(target{root: root, collection: collection}, func(s *docstore.Store) (*phpjson.Array, error) {
-					var err error
-					n, err = s.ExportJSONL(file)
-					return nil, inCollection(err, s.Dir())
-				})
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			return printCLIJSON(c.App.Writer, countResult("exported", n))
+			return runTransfer(c, target{root: root, collection: collection}, "export", fileSize(file), withDocReadOnly,
+				func(s *docstore.Store) (int, error) { return s.ExportJSONL(file) })
 		}),
 	}
 }
@@ -84,21 +73,31 @@ Example:
 			if err != nil {
 				return err
 			}
-			var n int
-			err = withProgress("import "+collection, nil, func() error {
-				_, err := withDocStore(target{root: root, collection: collection}, func(s *docstore.Store) (*phpjson.Array, error) {
-					var err error
-					n, err = s.ImportJSONL(file)
-					return nil, inCollection(err, s.Dir())
-				})
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			return printCLIJSON(c.App.Writer, countResult("imported", n))
+			return runTransfer(c, target{root: root, collection: collection}, "import", nil, withDocStore,
+				func(s *docstore.Store) (int, error) { return s.ImportJSONL(file) })
 		}),
 	}
+}
+
+// runTransfer runs one JSONL transfer (verb "export" or "import") on the
+// collection of t, opened by open, with a progress indicator (bytes: the
+// progress total, or nil), and prints {"ok": true, "<verb>ed": n}.
+func runTransfer(c *cli.Context, t target, verb string, bytes func() int64,
+	open func(target, func(*docstore.Store) (*phpjson.Array, error)) (*phpjson.Array, error),
+	run func(*docstore.Store) (int, error)) error {
+	var n int
+	err := withProgress(verb+" "+t.collection, bytes, func() error {
+		_, err := open(t, func(s *docstore.Store) (*phpjson.Array, error) {
+			var err error
+			n, err = run(s)
+			return nil, inCollection(err, s.Dir())
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return printCLIJSON(c.App.Writer, countResult(verb+"ed", n))
 }
 
 // transferArgs reads ROOT COLLECTION FILE (all required).
