@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"strings"
 
@@ -27,7 +28,7 @@ func Compare(a, b phpjson.Value) (int, error) {
 	case int64:
 		switch y := b.(type) {
 		case int64:
-			return cmpInt(x, y), nil
+			return cmp.Compare(x, y), nil
 		case float64:
 			return cmpFloat(float64(x), y), nil
 		}
@@ -109,16 +110,8 @@ func prettyValue(v phpjson.Value) ([]byte, error) {
 	return phpjson.EncodePretty(wrap)
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
+// cmpFloat is <=> for floats. Not cmp.Compare, which orders NaN before
+// every number: here a NaN is neither smaller nor greater.
 func cmpFloat(a, b float64) int {
 	switch {
 	case a < b:
