@@ -20,6 +20,19 @@ func Encode(v Value) ([]byte, error) {
 // encoding goes on, so a later hard error replaces it.
 func AppendEncode(dst []byte, v Value) ([]byte, error) {
 	e := encoder{maxDepth: DefaultDepth}
+	return e.encode(dst, v)
+}
+
+// encoder is one json_encode call; pretty selects JSON_PRETTY_PRINT.
+type encoder struct {
+	maxDepth int
+	pretty   bool
+	infNaN   bool
+}
+
+// encode appends the encoding of v to dst, with the error precedence of
+// AppendEncode. On error dst is returned unchanged.
+func (e *encoder) encode(dst []byte, v Value) ([]byte, error) {
 	out, err := e.value(dst, v, 0)
 	if err == nil && e.infNaN {
 		err = ErrInfNaN
@@ -28,13 +41,6 @@ func AppendEncode(dst []byte, v Value) ([]byte, error) {
 		return dst, err
 	}
 	return out, nil
-}
-
-// encoder is one json_encode call; pretty selects JSON_PRETTY_PRINT.
-type encoder struct {
-	maxDepth int
-	pretty   bool
-	infNaN   bool
 }
 
 // value appends v, which sits inside depth open arrays.

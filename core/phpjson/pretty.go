@@ -11,12 +11,5 @@ func EncodePretty(v Value) ([]byte, error) {
 // returned unchanged.
 func AppendEncodePretty(dst []byte, v Value) ([]byte, error) {
 	e := encoder{maxDepth: DefaultDepth, pretty: true}
-	out, err := e.value(dst, v, 0)
-	if err == nil && e.infNaN {
-		err = ErrInfNaN
-	}
-	if err != nil {
-		return dst, err
-	}
-	return out, nil
+	return e.encode(dst, v)
 }
