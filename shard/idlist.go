@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -106,21 +105,11 @@ type stateResult struct {
 // belongs to dirs[i].
 func readStates(dirs []string, prev *IDList, now time.Time) []stateResult {
 	out := make([]stateResult, len(dirs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(dirReaders, len(dirs)) {
-		wg.Go(func() {
-			for i := range next {
-				r := &out[i]
-				r.st, r.reused, r.err = stateOf(dirs[i], prev, now)
-			}
-		})
-	}
-	for i := range dirs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	forEachIndex(len(dirs), dirReaders, func(i int) bool {
+		r := &out[i]
+		r.st, r.reused, r.err = stateOf(dirs[i], prev, now)
+		return true
+	})
 	return out
 }
 

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
@@ -186,39 +185,21 @@ func readRecordDirs(dataDir string) ([]recordDir, error) {
 	if len(ids) > 0 {
 		out = append(out, recordDir{dir: dataDir, ids: ids})
 	}
-	workers := min(runtime.GOMAXPROCS(0), walkReaders, len(subdirs))
-	if workers < 2 {
-		return readTrees(subdirs, out, nil)
-	}
-	var (
-		next   atomic.Int64 // index of the next subtree to read
-		failed atomic.Bool  // a reader failed: the others stop early
-		wg     sync.WaitGroup
-		outs   = make([][]recordDir, workers)
-		errs   = make([]error, workers)
-	)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !failed.Load() {
-				i := int(next.Add(1)) - 1
-				if i >= len(subdirs) {
-					return
-				}
-				if outs[w], errs[w] = readTrees(subdirs[i:i+1], outs[w], &failed); errs[w] != nil {
-					failed.Store(true)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for w := range workers {
-		if errs[w] != nil {
-			return nil, errs[w]
+	trees := make([][]recordDir, len(subdirs))
+	errs := make([]error, len(subdirs))
+	var failed atomic.Bool // a reader failed: the others stop early
+	forEachIndex(len(subdirs), min(runtime.GOMAXPROCS(0), walkReaders), func(i int) bool {
+		if trees[i], errs[i] = readTrees(subdirs[i:i+1], nil, &failed); errs[i] != nil {
+			failed.Store(true)
+			return false
 		}
-		out = append(out, outs[w]...)
+		return true
+	})
+	for i := range subdirs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out = append(out, trees[i]...)
 	}
 	return out, nil
 }
