@@ -140,7 +140,7 @@ func (s *Store) putRaw(id string, content []byte, mustBeNew bool) error {
 		return withID(id, newError(ErrInvalidRecord, fmt.Sprintf("record of %d bytes is not below the record size limit of %d bytes", len(content), MaxRecordBytes)))
 	}
 	path := s.RecordPath(id)
-	data, err := parseRecord(content, id, path)
+	data, err := parseRecord(content, id, path, false)
 	if err != nil {
 		return withID(id, err)
 	}

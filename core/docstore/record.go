@@ -41,16 +41,17 @@ func appendRecord(buf []byte, id string, data *phpjson.Array) ([]byte, error) {
 
 // parseRecord validates content as the record file of expectID, exactly as
 // PHP reads it (spec 3.5), and returns its data (an empty array when the
-// data member is missing or not an array). path is used in messages.
-func parseRecord(content []byte, expectID, path string) (*phpjson.Array, error) {
-	if data, ok := decodeCanonical(content, expectID, false); ok {
+// data member is missing or not an array). path is used in messages;
+// expectValid says the caller has validated expectID (checkRecordID).
+func parseRecord(content []byte, expectID, path string, expectValid bool) (*phpjson.Array, error) {
+	if data, ok := decodeCanonical(content, expectID, expectValid); ok {
 		return data, nil
 	}
 	obj, err := decodeObject(content, path)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRecordID(obj, expectID, false); err != nil {
+	if err := checkRecordID(obj, expectID, expectValid); err != nil {
 		return nil, err
 	}
 	return recordData(obj), nil
@@ -204,16 +205,7 @@ func loadRecordFileWith(id string, f recordFile, take func(content []byte) bool)
 			taken, parseErr = true, nil
 			return nil
 		}
-		if d, ok := decodeCanonical(content, id, f.idValid); ok {
-			data, parseErr = d, nil
-			return nil
-		}
-		var obj *phpjson.Array
-		if obj, parseErr = decodeObject(content, f.path); parseErr == nil {
-			if parseErr = checkRecordID(obj, id, f.idValid); parseErr == nil {
-				data = recordData(obj)
-			}
-		}
+		data, parseErr = parseRecord(content, id, f.path, f.idValid)
 		return nil
 	}
 	err := withRecordFile(f, true, parse)
