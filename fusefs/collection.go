@@ -446,9 +446,17 @@ func (c *collectionNode) recordAttrOut(id string, out *fuse.AttrOut) syscall.Err
 	return errno
 }
 
+// recordInode is the inode of record id: the one already in the tree when
+// there is one (a lookup after the entry timeout), else a new one.
 func (c *collectionNode) recordInode(ctx context.Context, id string) *gofs.Inode {
+	ino := recordIno(c.rel, id)
+	if child := c.GetChild(id + recordExt); child != nil && child.StableAttr().Ino == ino {
+		if r, ok := child.Operations().(*recordNode); ok && r.c == c && r.id == id {
+			return child
+		}
+	}
 	return c.NewInode(ctx, &recordNode{c: c, id: id},
-		gofs.StableAttr{Mode: syscall.S_IFREG, Ino: recordIno(c.rel, id)})
+		gofs.StableAttr{Mode: syscall.S_IFREG, Ino: ino})
 }
 
 func (c *collectionNode) scratchInode(ctx context.Context, sf *scratchFile) *gofs.Inode {

@@ -30,7 +30,7 @@ func (s *Store) OpenRecord(id string) (*os.File, error) {
 	if err := validID(id); err != nil {
 		return nil, err
 	}
-	return os.Open(s.RecordPath(id))
+	return fsutil.OpenFile(s.RecordPath(id), os.O_RDONLY, 0)
 }
 
 // SetRecordTimes sets the access and modification times of the record
