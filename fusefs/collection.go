@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,6 +37,11 @@ type collectionNode struct {
 	removed bool                             // rmdir succeeded: every operation fails with ENOENT
 
 	listing recordListing // the last listing, and the kernel's cache of it (dircache.go)
+
+	// mutations counts this mount's changes to stored records (puts,
+	// deletes, times), bumped after each: a stat taken ahead by a listing
+	// is used only if the count has not moved since (statahead.go).
+	mutations atomic.Uint64
 }
 
 var (
@@ -80,10 +87,10 @@ func (c *collectionNode) Setattr(ctx context.Context, f gofs.FileHandle, in *fus
 
 func (c *collectionNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
 	if id, ok := recordID(name); ok {
-		if errno := c.lookupRecord(id, out); errno != 0 {
+		if errno := c.lookupRecord(id, out, nil); errno != 0 {
 			return nil, errno
 		}
-		return c.recordInode(ctx, id), 0
+		return c.recordInode(ctx, name, id), 0
 	}
 	if sf := c.scratchFile(name); sf != nil {
 		sf.attr(&out.Attr, c.m.filePerm())
@@ -93,9 +100,10 @@ func (c *collectionNode) Lookup(ctx context.Context, name string, out *fuse.Entr
 }
 
 // lookupRecord describes record id for a lookup, and counts the lookup for
-// the listing cache (dircache.go).
-func (c *collectionNode) lookupRecord(id string, out *fuse.EntryOut) syscall.Errno {
-	if errno := c.recordEntry(id, out); errno != 0 {
+// the listing cache (dircache.go). pre is the stored file's stat when a
+// listing took it ahead (statahead.go), else nil.
+func (c *collectionNode) lookupRecord(id string, out *fuse.EntryOut, pre *recordStat) syscall.Errno {
+	if errno := c.recordEntry(id, out, pre); errno != 0 {
 		return errno
 	}
 	c.listing.lookedUp()
@@ -124,8 +132,8 @@ func (c *collectionNode) Create(ctx context.Context, name string, flags, mode ui
 		if errno != 0 {
 			return nil, nil, 0, errno
 		}
-		node := c.recordInode(ctx, id)
-		if errno := c.recordEntry(id, out); errno != 0 {
+		node := c.recordInode(ctx, name, id)
+		if errno := c.recordEntry(id, out, nil); errno != 0 {
 			h.Release(ctx)
 			return nil, nil, 0, errno
 		}
@@ -215,6 +223,7 @@ func (c *collectionNode) unlinkRecord(id string) syscall.Errno {
 		}
 		return syscall.ENOENT
 	}
+	defer c.mutations.Add(1)
 	if err := s.Delete(id); err != nil {
 		c.m.log.Printf("delete %s/%s: %v", c.rel, id, err)
 		return errnoOf(err, syscall.EIO)
@@ -354,6 +363,7 @@ func (c *collectionNode) putLocked(s RecordStore, id string, content []byte, tim
 	if c.isRemoved() {
 		return syscall.ENOENT
 	}
+	defer c.mutations.Add(1)
 	put := s.PutRaw
 	if mustBeNew {
 		put = s.PutRawNew
@@ -395,7 +405,8 @@ func (c *collectionNode) Rmdir(ctx context.Context, name string) syscall.Errno {
 // attribute cache expires, else the buffer of a handle that created the
 // record and is still open. volatile reports the buffer cases: the kernel
 // must not cache those attributes, since the buffer may never be stored.
-func (c *collectionNode) recordAttr(id string, out *fuse.Attr) (volatile bool, errno syscall.Errno) {
+// pre, when not nil, is the stored file's stat, taken ahead by a listing.
+func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat) (volatile bool, errno syscall.Errno) {
 	if size, ok := c.pendingSize(id); ok {
 		setMemAttr(out, size, time.Now(), c.m.filePerm())
 		return true, 0
@@ -404,7 +415,13 @@ func (c *collectionNode) recordAttr(id string, out *fuse.Attr) (volatile bool, e
 	if errno != 0 {
 		return false, errno
 	}
-	fi, err := s.StatRecord(id)
+	var fi os.FileInfo
+	var err error
+	if pre != nil {
+		fi, err = pre.fi, pre.err
+	} else {
+		fi, err = s.StatRecord(id)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if h := c.createdWriter(id); h != nil {
 			size, _, _ := h.shown()
@@ -429,8 +446,8 @@ const volatileTimeout = time.Nanosecond
 // recordEntry describes record id for a lookup or create. Uncommitted
 // content also gets a short-lived name: a new record that is never stored
 // must vanish from the kernel's cache once its last writer is gone.
-func (c *collectionNode) recordEntry(id string, out *fuse.EntryOut) syscall.Errno {
-	volatile, errno := c.recordAttr(id, &out.Attr)
+func (c *collectionNode) recordEntry(id string, out *fuse.EntryOut, pre *recordStat) syscall.Errno {
+	volatile, errno := c.recordAttr(id, &out.Attr, pre)
 	if volatile {
 		out.SetAttrTimeout(volatileTimeout)
 		out.SetEntryTimeout(volatileTimeout)
@@ -439,18 +456,19 @@ func (c *collectionNode) recordEntry(id string, out *fuse.EntryOut) syscall.Errn
 }
 
 func (c *collectionNode) recordAttrOut(id string, out *fuse.AttrOut) syscall.Errno {
-	volatile, errno := c.recordAttr(id, &out.Attr)
+	volatile, errno := c.recordAttr(id, &out.Attr, nil)
 	if volatile {
 		out.SetTimeout(volatileTimeout)
 	}
 	return errno
 }
 
-// recordInode is the inode of record id: the one already in the tree when
-// there is one (a lookup after the entry timeout), else a new one.
-func (c *collectionNode) recordInode(ctx context.Context, id string) *gofs.Inode {
+// recordInode is the inode of record id (file name): the one already in
+// the tree when there is one (a lookup after the entry timeout), else a
+// new one.
+func (c *collectionNode) recordInode(ctx context.Context, name, id string) *gofs.Inode {
 	ino := recordIno(c.rel, id)
-	if child := c.GetChild(id + recordExt); child != nil && child.StableAttr().Ino == ino {
+	if child := c.GetChild(name); child != nil && child.StableAttr().Ino == ino {
 		if r, ok := child.Operations().(*recordNode); ok && r.c == c && r.id == id {
 			return child
 		}

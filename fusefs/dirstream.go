@@ -15,14 +15,16 @@ import (
 type collectionDirHandle struct {
 	c       *collectionNode
 	list    dirListing
-	pos     uint64 // entries returned so far
-	release func() // nil, or ends the handle's hold on the kernel cache
+	pos     uint64     // entries returned so far
+	release func()     // nil, or ends the handle's hold on the kernel cache
+	ahead   *statAhead // started by the first READDIRPLUS lookup
 }
 
 var (
 	_ fs.FileReaddirenter = (*collectionDirHandle)(nil)
 	_ fs.FileSeekdirer    = (*collectionDirHandle)(nil)
 	_ fs.FileReleasedirer = (*collectionDirHandle)(nil)
+	_ fs.FileLookuper     = (*collectionDirHandle)(nil)
 )
 
 // dirStore is a RecordStore that exposes its collection directory, whose
@@ -76,12 +78,44 @@ func (d *collectionDirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, s
 	return nil, 0
 }
 
+// Lookup describes the entry Readdirent just returned, for READDIRPLUS.
+// Records are stat-ed ahead of the kernel's requests (statahead.go); any
+// other entry, or one the kernel asks for out of order, is looked up as
+// usual.
+func (d *collectionDirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	pos := int(d.pos) - 1
+	id, ok := recordID(name)
+	if !ok || pos < 0 || pos >= len(d.list.ids) || d.list.ids[pos] != id {
+		return d.c.Lookup(ctx, name, out)
+	}
+	if d.ahead == nil {
+		s, errno := d.c.store()
+		if errno != 0 {
+			return nil, errno
+		}
+		d.ahead = startStatAhead(d.c, s, d.list.ids, pos)
+	}
+	if errno := d.c.lookupRecord(id, out, d.ahead.take(pos)); errno != 0 {
+		return nil, errno
+	}
+	return d.c.recordInode(ctx, name, id), 0
+}
+
 func (d *collectionDirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 	d.pos = min(off, uint64(len(d.list.ids)+len(d.list.scratch)))
+	d.stopStatAhead()
 	return 0
 }
 
+func (d *collectionDirHandle) stopStatAhead() {
+	if d.ahead != nil {
+		d.ahead.stop()
+		d.ahead = nil
+	}
+}
+
 func (d *collectionDirHandle) Releasedir(ctx context.Context, releaseFlags uint32) {
+	d.stopStatAhead()
 	if d.release != nil {
 		d.release()
 		d.release = nil

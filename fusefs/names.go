@@ -99,7 +99,9 @@ const (
 // collection is part of the identity: go-fuse shares one Inode between equal
 // numbers, and the same id may exist in two collections.
 func recordIno(collection, id string) uint64 {
-	h := xxh3.HashString(collection+"\x00"+id) & hashMask
+	var buf [160]byte // collection + NUL + id, on the stack for usual lengths
+	key := append(append(append(buf[:0], collection...), 0), id...)
+	h := xxh3.Hash(key) & hashMask
 	if h < 2 {
 		h += 2
 	}

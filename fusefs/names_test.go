@@ -1,6 +1,11 @@
 package fusefs
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/zeebo/xxh3"
+)
 
 func TestRecordID(t *testing.T) {
 	cases := []struct {
@@ -56,6 +61,15 @@ func TestInodeNumbers(t *testing.T) {
 	}
 	if a == recordIno("other", id) {
 		t.Errorf("same id in two collections shares an inode number")
+	}
+	// Pinned: inode numbers must not change between versions (stable
+	// across remounts, rsync --inplace, find -inum).
+	if want := uint64(0x1a59bbe6f3290e51); a != want {
+		t.Errorf("recordIno(pages, %s) = %#x, want %#x", id, a, want)
+	}
+	long := strings.Repeat("ns/", 80) + "pages" // past the stack buffer
+	if recordIno(long, id) != xxh3.HashString(long+"\x00"+id)&hashMask {
+		t.Errorf("recordIno of a long collection path differs from the hash of its key")
 	}
 	if a < 2 || a&(scratchInoBase|dirInoBit) != 0 {
 		t.Errorf("record ino %x outside the record range", a)

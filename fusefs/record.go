@@ -115,7 +115,9 @@ func (c *collectionNode) setRecordAttr(id string, f fs.FileHandle, in *fuse.SetA
 			applied = h.setTimes(times) || applied
 		}
 		if !applied {
-			if err := s.SetRecordTimes(id, times.atime, times.mtime); err != nil {
+			err := s.SetRecordTimes(id, times.atime, times.mtime)
+			c.mutations.Add(1)
+			if err != nil {
 				return errnoOf(err, syscall.EIO)
 			}
 		}

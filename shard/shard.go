@@ -28,7 +28,8 @@ func BucketDir(collectionDir, id string) string {
 // RecordPath is C/data/<bucket>/<id>.jsonc. Only validated ids may be
 // passed (a validated id cannot escape data/).
 func RecordPath(collectionDir, id string) string {
-	return BucketDir(collectionDir, id) + "/" + id + RecordExt
+	// One expression, so one allocation (the mount stats a record per lookup).
+	return collectionDir + "/data/" + BucketOf(id) + "/" + id + RecordExt
 }
 
 // IDFromName returns the record key of a file name: the name without its

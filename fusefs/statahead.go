@@ -1,0 +1,111 @@
+package fusefs
+
+import (
+	"os"
+	"sync"
+	"time"
+)
+
+// statAhead stats, on its own goroutine, the records a READDIRPLUS listing
+// is about to describe, so that those stats overlap the kernel's handling
+// of the previous reply instead of adding to it (`ls -l` of a big
+// collection).
+//
+// Invariants:
+//   - the goroutine stats positions in order, never more than
+//     statAheadWindow past the latest position taken;
+//   - a result is handed out once, to the lookup of its own position;
+//   - it is used only if no mutation of the collection through the mount
+//     happened since it was taken (collectionNode.mutations) and it is at
+//     most maxStatAge old; otherwise the lookup stats the record itself.
+//
+// So a lookup never sees older attributes than it would have without
+// statAhead, save for outside writers within maxStatAge, a window far
+// inside the 1 s the kernel caches attributes anyway.
+type statAhead struct {
+	c   *collectionNode
+	s   RecordStore
+	ids []string
+
+	mu      sync.Mutex
+	wake    sync.Cond
+	next    int  // next position the goroutine stats
+	limit   int  // the goroutine stats positions < limit
+	stopped bool // Releasedir or Seekdir: the goroutine returns
+	ring    [statAheadWindow]recordStat
+	done    chan struct{} // closed when the goroutine has returned
+}
+
+const (
+	// statAheadWindow covers one READDIRPLUS reply (~160 records) with room.
+	statAheadWindow = 512
+	maxStatAge      = 100 * time.Millisecond
+)
+
+// recordStat is the stat of a stored record file taken at a listing position.
+type recordStat struct {
+	pos       int // listing position + 1; 0 = empty slot
+	fi        os.FileInfo
+	err       error
+	mutations uint64 // collectionNode.mutations before the stat
+	at        time.Time
+}
+
+// startStatAhead starts stating ids from position from on.
+func startStatAhead(c *collectionNode, s RecordStore, ids []string, from int) *statAhead {
+	a := &statAhead{c: c, s: s, ids: ids, next: from, limit: from + statAheadWindow, done: make(chan struct{})}
+	a.wake.L = &a.mu
+	go a.run()
+	return a
+}
+
+func (a *statAhead) run() {
+	defer close(a.done)
+	for {
+		a.mu.Lock()
+		for !a.stopped && a.next < len(a.ids) && a.next >= a.limit {
+			a.wake.Wait()
+		}
+		if a.stopped || a.next >= len(a.ids) {
+			a.mu.Unlock()
+			return
+		}
+		pos := a.next
+		a.next++
+		mutations := a.c.mutations.Load()
+		a.mu.Unlock()
+
+		fi, err := a.s.StatRecord(a.ids[pos])
+
+		a.mu.Lock()
+		a.ring[pos%statAheadWindow] = recordStat{pos: pos + 1, fi: fi, err: err, mutations: mutations, at: time.Now()}
+		a.mu.Unlock()
+	}
+}
+
+// take returns the stat taken for position pos when it is there and still
+// valid, else nil; either way the goroutine moves on past pos.
+func (a *statAhead) take(pos int) *recordStat {
+	a.mu.Lock()
+	slot := &a.ring[pos%statAheadWindow]
+	st := *slot
+	if st.pos == pos+1 {
+		*slot = recordStat{}
+	}
+	a.next = max(a.next, pos+1)
+	a.limit = max(a.limit, pos+1+statAheadWindow)
+	a.wake.Signal()
+	a.mu.Unlock()
+	if st.pos != pos+1 || st.mutations != a.c.mutations.Load() || time.Since(st.at) > maxStatAge {
+		return nil
+	}
+	return &st
+}
+
+// stop ends the goroutine (it may finish the stat in progress).
+func (a *statAhead) stop() {
+	a.mu.Lock()
+	a.stopped = true
+	a.wake.Signal()
+	a.mu.Unlock()
+}
