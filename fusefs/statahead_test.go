@@ -37,10 +37,15 @@ func waitStatted(t *testing.T, a *statAhead, pos int) {
 func stopAndWait(t *testing.T, a *statAhead) {
 	t.Helper()
 	a.stop()
+	waitEnded(t, a, "after stop")
+}
+
+func waitEnded(t *testing.T, a *statAhead, when string) {
+	t.Helper()
 	select {
 	case <-a.done:
 	case <-time.After(5 * time.Second):
-		t.Fatal("stat-ahead goroutine still running after stop")
+		t.Fatalf("stat-ahead goroutine still running %s", when)
 	}
 }
 
@@ -68,11 +73,7 @@ func TestStatAheadGivesTheStoredAttributes(t *testing.T) {
 			t.Fatalf("position %d handed out twice", pos)
 		}
 	}
-	select {
-	case <-a.done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("goroutine did not end after the last position")
-	}
+	waitEnded(t, a, "after the last position")
 }
 
 // A stat taken before a change made through the mount is not used: the
