@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
-// statAhead stats, on its own goroutine, the records a READDIRPLUS listing
-// is about to describe, so that those stats overlap the kernel's handling
-// of the previous reply instead of adding to it (`ls -l` of a big
-// collection).
+// statAhead stats, on goroutines of its own, the records a READDIRPLUS
+// listing is about to describe, so that those stats overlap the kernel's
+// handling of the previous reply instead of adding to it (`ls -l` of a big
+// collection), and, with the inodes not cached, each other's disk reads.
 //
 // Invariants:
-//   - the goroutine stats positions in order, never more than
+//   - the goroutines take positions in order, never more than
 //     statAheadWindow past the latest position taken;
 //   - a result is handed out once, to the lookup of its own position;
 //   - it is used only if no mutation of the collection through the mount
@@ -29,17 +29,20 @@ type statAhead struct {
 
 	mu      sync.Mutex
 	wake    sync.Cond
-	next    int  // next position the goroutine stats
-	limit   int  // the goroutine stats positions < limit
-	stopped bool // Releasedir or Seekdir: the goroutine returns
+	next    int  // next position to stat
+	limit   int  // positions < limit may be stat-ed
+	stopped bool // Releasedir or Seekdir: the goroutines return
 	ring    [statAheadWindow]recordStat
-	done    chan struct{} // closed when the goroutine has returned
+	done    chan struct{} // closed when every goroutine has returned
 }
 
 const (
 	// statAheadWindow covers one READDIRPLUS reply (~160 records) with room.
 	statAheadWindow = 512
 	maxStatAge      = 100 * time.Millisecond
+	// statAheadWorkers is how many stats may wait on the disk at once;
+	// with the inodes cached, one goroutine does nearly all the work.
+	statAheadWorkers = 4
 )
 
 // recordStat is the stat of a stored record file taken at a listing position.
@@ -55,18 +58,25 @@ type recordStat struct {
 func startStatAhead(c *collectionNode, s RecordStore, ids []string, from int) *statAhead {
 	a := &statAhead{c: c, s: s, ids: ids, next: from, limit: from + statAheadWindow, done: make(chan struct{})}
 	a.wake.L = &a.mu
-	go a.run()
+	var workers sync.WaitGroup
+	for range statAheadWorkers {
+		workers.Go(a.run)
+	}
+	go func() {
+		workers.Wait()
+		close(a.done)
+	}()
 	return a
 }
 
 func (a *statAhead) run() {
-	defer close(a.done)
 	for {
 		a.mu.Lock()
 		for !a.stopped && a.next < len(a.ids) && a.next >= a.limit {
 			a.wake.Wait()
 		}
 		if a.stopped || a.next >= len(a.ids) {
+			a.wake.Broadcast() // the others are done too
 			a.mu.Unlock()
 			return
 		}
@@ -84,7 +94,7 @@ func (a *statAhead) run() {
 }
 
 // take returns the stat taken for position pos when it is there and still
-// valid, else nil; either way the goroutine moves on past pos.
+// valid, else nil; either way the goroutines move on past pos.
 func (a *statAhead) take(pos int) *recordStat {
 	a.mu.Lock()
 	slot := &a.ring[pos%statAheadWindow]
@@ -102,10 +112,10 @@ func (a *statAhead) take(pos int) *recordStat {
 	return &st
 }
 
-// stop ends the goroutine (it may finish the stat in progress).
+// stop ends the goroutines (they may finish the stats in progress).
 func (a *statAhead) stop() {
 	a.mu.Lock()
 	a.stopped = true
-	a.wake.Signal()
+	a.wake.Broadcast()
 	a.mu.Unlock()
 }

@@ -20,7 +20,7 @@ func statAheadFixture(t *testing.T, n int) (*collectionNode, *fakeStore, []strin
 	return newTestCollection(s), s, ids
 }
 
-// waitStatted waits until the goroutine has stored its stat of pos.
+// waitStatted waits until a goroutine has stored its stat of pos.
 func waitStatted(t *testing.T, a *statAhead, pos int) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
@@ -34,6 +34,14 @@ func waitStatted(t *testing.T, a *statAhead, pos int) {
 	t.Fatalf("position %d never stat-ed", pos)
 }
 
+// waitStattedUpTo waits until positions 0..last are all stat-ed.
+func waitStattedUpTo(t *testing.T, a *statAhead, last int) {
+	t.Helper()
+	for pos := 0; pos <= last; pos++ {
+		waitStatted(t, a, pos)
+	}
+}
+
 func stopAndWait(t *testing.T, a *statAhead) {
 	t.Helper()
 	a.stop()
@@ -45,7 +53,7 @@ func waitEnded(t *testing.T, a *statAhead, when string) {
 	select {
 	case <-a.done:
 	case <-time.After(5 * time.Second):
-		t.Fatalf("stat-ahead goroutine still running %s", when)
+		t.Fatalf("stat-ahead goroutines still running %s", when)
 	}
 }
 
@@ -53,7 +61,7 @@ func TestStatAheadGivesTheStoredAttributes(t *testing.T) {
 	c, s, ids := statAheadFixture(t, 40)
 	a := startStatAhead(c, s, ids, 0)
 	defer stopAndWait(t, a)
-	waitStatted(t, a, len(ids)-1)
+	waitStattedUpTo(t, a, len(ids)-1)
 	for pos, id := range ids {
 		pre := a.take(pos)
 		if pre == nil {
@@ -82,7 +90,7 @@ func TestStatAheadDropsStatsOlderThanAMutation(t *testing.T) {
 	c, s, ids := statAheadFixture(t, 3)
 	a := startStatAhead(c, s, ids, 0)
 	defer stopAndWait(t, a)
-	waitStatted(t, a, 2)
+	waitStattedUpTo(t, a, 2)
 
 	longer := []byte(fmt.Sprintf(`{"id":"%s","more":"content"}`, ids[0]))
 	if errno := c.putLocked(s, ids[0], longer, nil, false); errno != 0 {
@@ -133,13 +141,13 @@ func TestStatAheadMissingRecord(t *testing.T) {
 	}
 }
 
-// The goroutine stays within the window past the latest lookup, and a
+// The goroutines stay within the window past the latest lookup, and a
 // lookup that skips ahead moves it along.
 func TestStatAheadStaysWithinItsWindow(t *testing.T) {
 	c, s, ids := statAheadFixture(t, statAheadWindow+200)
 	a := startStatAhead(c, s, ids, 0)
 	defer stopAndWait(t, a)
-	waitStatted(t, a, statAheadWindow-1)
+	waitStattedUpTo(t, a, statAheadWindow-1)
 	time.Sleep(20 * time.Millisecond)
 	a.mu.Lock()
 	next := a.next
