@@ -4,7 +4,6 @@ import (
 	"errors"
 	"runtime"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -21,19 +20,16 @@ type scanned struct {
 	err  error
 }
 
-// readPlan sizes a read-ahead: records are handed to the reading
-// goroutines in batches of batch, at most ahead batches in flight. Full
-// scans read far ahead; id lists stop early at a query limit, so little
-// is read past it.
-type readPlan struct{ batch, ahead int }
-
-var (
-	scanPlan = readPlan{batch: 16, ahead: 4}
-	getPlan  = readPlan{batch: 4, ahead: 2}
+// Read-ahead windows (records loaded past the one being delivered). Full
+// scans read further ahead; id lists stop early at a query limit, so
+// little is read past it.
+const (
+	scanWindow = 64
+	getWindow  = 16
 )
 
-// readWorkers is the number of goroutines reading record files ahead of a
-// consumer: one per core, at most 4; below 2 the reads run inline.
+// readWorkers is the number of goroutines reading record files, the
+// consumer included: one per core, at most 4; below 2 the reads run inline.
 func readWorkers() int {
 	return min(runtime.GOMAXPROCS(0), 4)
 }
@@ -68,7 +64,7 @@ func (s *Store) scanRecordsWith(after string, keep func(id string) (ok, stop boo
 			return visit(r)
 		})
 	}
-	return readAhead(walk, scanPlan, load, fn)
+	return readAhead(walk, scanWindow, load, fn)
 }
 
 // loadScanned reads r's file (loadRecord).
@@ -87,7 +83,7 @@ func getScanned(r *scanned) {
 // GetEach calls fn, in the order of ids, with the record of each id as Get
 // returns it, nil when missing or when the id is not a valid UUIDv7 (no
 // record can have it; Get would refuse it with an error), reading a few
-// records ahead (getPlan) on readWorkers goroutines. fn returning ErrStop
+// records ahead (getWindow) on readWorkers goroutines. fn returning ErrStop
 // or shard.ErrStop ends it without error.
 func (s *Store) GetEach(ids []string, fn func(id string, rec *Record) error) error {
 	data := s.openDataDir()
@@ -106,7 +102,7 @@ func (s *Store) GetEach(ids []string, fn func(id string, rec *Record) error) err
 		}
 		return nil
 	}
-	err := readAhead(walk, getPlan, getScanned, func(r *scanned) error {
+	err := readAhead(walk, getWindow, getScanned, func(r *scanned) error {
 		if r.err != nil {
 			return r.err
 		}
@@ -148,103 +144,4 @@ func (d dataDirFD) close() {
 	if d.fd != unix.AT_FDCWD {
 		_ = unix.Close(d.fd)
 	}
-}
-
-// readAhead calls fn for every record file that walk visits, in walk
-// order, with load (loadScanned or getScanned) already applied; fn must
-// not retain its argument. Files are read by readWorkers goroutines, up to
-// plan.batch*plan.ahead records ahead of fn, so a long walk uses every
-// core while fn still sees walk order. fn returning shard.ErrStop ends the
-// walk without error; other errors from fn or walk are returned.
-func readAhead(walk func(visit func(scanned) error) error, plan readPlan, load func(*scanned), fn func(*scanned) error) error {
-	if readWorkers() < 2 {
-		err := walk(func(r scanned) error {
-			load(&r)
-			return fn(&r)
-		})
-		if errors.Is(err, shard.ErrStop) {
-			return nil
-		}
-		return err
-	}
-	// A batch is loaded by one worker; done is closed when it is.
-	type batch struct {
-		recs []scanned
-		done chan struct{}
-	}
-	quit := make(chan struct{})
-	work := make(chan *batch, plan.ahead)
-	order := make(chan *batch, plan.ahead)
-	var walkErr error
-	go func() {
-		defer close(order)
-		defer close(work)
-		var cur *batch
-		send := func() error {
-			select {
-			case order <- cur:
-			case <-quit:
-				return shard.ErrStop
-			}
-			work <- cur // never blocks for long: workers drain it until closed
-			cur = nil
-			return nil
-		}
-		walkErr = walk(func(r scanned) error {
-			if cur == nil {
-				cur = &batch{recs: make([]scanned, 0, plan.batch), done: make(chan struct{})}
-			}
-			cur.recs = append(cur.recs, r)
-			if len(cur.recs) < plan.batch {
-				return nil
-			}
-			return send()
-		})
-		if cur != nil { // the last, partial batch (also before a walk error)
-			if err := send(); walkErr == nil {
-				walkErr = err
-			}
-		}
-		if errors.Is(walkErr, shard.ErrStop) {
-			walkErr = nil
-		}
-	}()
-	var wg sync.WaitGroup
-	for range readWorkers() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range work {
-				for i := range b.recs {
-					select {
-					case <-quit:
-					default:
-						load(&b.recs[i])
-					}
-				}
-				close(b.done)
-			}
-		}()
-	}
-	var err error
-consume:
-	for b := range order {
-		<-b.done
-		for i := range b.recs {
-			if err = fn(&b.recs[i]); err != nil {
-				break consume
-			}
-		}
-	}
-	close(quit)
-	for range order { // let the walker finish
-	}
-	wg.Wait()
-	if err != nil {
-		if errors.Is(err, shard.ErrStop) {
-			return nil
-		}
-		return err
-	}
-	return walkErr
 }

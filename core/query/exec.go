@@ -12,7 +12,7 @@ import (
 // (DocStore: ascending id; SegmentedLog: stream order), stably sorted by
 // the orderBy field when set, then cut to the limit.
 func (b *Builder) Get() ([]Record, error) {
-	out := []Record{}
+	out := make([]Record, 0, min(max(b.limit, 0), 1024)) // limit: the usual result size
 	err := b.Stream(func(r Record) error {
 		out = append(out, r)
 		return nil
