@@ -15,11 +15,18 @@ const (
 	dirPerm    = 0o755
 	roFilePerm = 0o444
 	roDirPerm  = 0o555
+
+	// FilePerm and DirPerm are the modes of a read-write mount's records
+	// and folders.
+	FilePerm = filePerm
+	DirPerm  = dirPerm
 )
 
-// setAttrFromInfo copies size, times and owner of a stored file or
-// directory. The inode number is left 0: go-fuse fills in the node's own.
-func setAttrFromInfo(out *fuse.Attr, fi os.FileInfo, perm uint32) {
+// SetAttrFromInfo copies size, times and owner of a stored file or
+// directory, with permission bits perm. The inode number is left 0:
+// go-fuse fills in the node's own. Exported for the benchmark's FUSE
+// floor, which must show files as the mount does.
+func SetAttrFromInfo(out *fuse.Attr, fi os.FileInfo, perm uint32) {
 	out.Mode = perm
 	out.Size = uint64(fi.Size())
 	out.Nlink = 1

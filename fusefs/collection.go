@@ -73,7 +73,7 @@ func (c *collectionNode) Getattr(ctx context.Context, f gofs.FileHandle, out *fu
 	if err != nil {
 		return errnoOf(err, syscall.EIO)
 	}
-	setAttrFromInfo(&out.Attr, fi, c.m.dirPerm())
+	SetAttrFromInfo(&out.Attr, fi, c.m.dirPerm())
 	return 0
 }
 
@@ -435,7 +435,7 @@ func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat) 
 		}
 		return false, errnoOf(err, syscall.EIO)
 	}
-	setAttrFromInfo(out, fi, c.m.filePerm())
+	SetAttrFromInfo(out, fi, c.m.filePerm())
 	return false, 0
 }
 

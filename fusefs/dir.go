@@ -33,7 +33,7 @@ func (d *dirNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOu
 	if err != nil {
 		return errnoOf(err, syscall.EIO)
 	}
-	setAttrFromInfo(&out.Attr, fi, d.m.dirPerm())
+	SetAttrFromInfo(&out.Attr, fi, d.m.dirPerm())
 	return 0
 }
 
@@ -183,7 +183,7 @@ func (m *mountState) dirChild(ctx context.Context, parent *fs.Inode, rel string,
 	if kind == KindLog || kind == KindQueue {
 		perm = roDirPerm
 	}
-	setAttrFromInfo(&out.Attr, fi, perm)
+	SetAttrFromInfo(&out.Attr, fi, perm)
 	return parent.NewInode(ctx, node, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: dirIno(rel), Gen: uint64(kind)}), 0
 }
 

@@ -50,7 +50,7 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	}
 	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
 	direct := os.Geteuid() == 0
-	opts := mountOptions(cfg, logger, direct)
+	opts := MountOptions(cfg, logger, direct)
 	root := rootNode(state)
 	server, err := fs.Mount(mountpoint, root, opts)
 	if err != nil {
@@ -67,9 +67,10 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	return mt, nil
 }
 
-// mountOptions are the kernel and go-fuse settings of a mount; direct
-// mounts with mount(2) instead of fusermount3.
-func mountOptions(cfg Config, logger *log.Logger, direct bool) *fs.Options {
+// MountOptions are the kernel and go-fuse settings of a mount; direct
+// mounts with mount(2) instead of fusermount3. Exported for the benchmark's
+// FUSE floor, which must mount exactly as storhfs does.
+func MountOptions(cfg Config, logger *log.Logger, direct bool) *fs.Options {
 	timeout := cacheTimeout
 	mo := fuse.MountOptions{
 		FsName:        cfg.FsName,

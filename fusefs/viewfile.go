@@ -113,7 +113,7 @@ func dirAttr(dir string, out *fuse.Attr) syscall.Errno {
 	if err != nil {
 		return errnoOf(err, syscall.EIO)
 	}
-	setAttrFromInfo(out, fi, roDirPerm)
+	SetAttrFromInfo(out, fi, roDirPerm)
 	return 0
 }
 

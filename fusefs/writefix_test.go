@@ -320,7 +320,7 @@ func TestUnlinkOrphansOpenWriters(t *testing.T) {
 // instead of as a SETATTR(size=0) without a handle, which could only be
 // applied to every writer of the record.
 func TestOpenTruncLeavesOtherWritersAlone(t *testing.T) {
-	opts := mountOptions(Config{}, log.New(io.Discard, "", 0), false)
+	opts := MountOptions(Config{}, log.New(io.Discard, "", 0), false)
 	if opts.ExtraCapabilities&fuse.CAP_ATOMIC_O_TRUNC == 0 {
 		t.Errorf("ATOMIC_O_TRUNC not negotiated: open(O_TRUNC) would truncate every writer")
 	}

@@ -26,6 +26,7 @@ import (
 //	<data>/p<records>-l<logRecords>/root/create-m<i>/ empty collections the mount creates into
 //	<data>/p<records>-l<logRecords>/native/create-n<i>/ the core's Put creates into (not mounted)
 //	<data>/p<records>-l<logRecords>/mnt/             mount point
+//	<data>/p<records>-l<logRecords>/floor-mnt/       mount point of the FUSE floor (floorfs.go)
 //	<data>/p<records>-l<logRecords>/{pages,events}.done  generation finished
 const (
 	recordsCollection = "pages"
@@ -53,6 +54,7 @@ func newDataset(dataDir string, records, logRecords int) dataset {
 func (d dataset) root() string               { return filepath.Join(d.dir, "root") }
 func (d dataset) nativeRoot() string         { return filepath.Join(d.dir, "native") }
 func (d dataset) mountpoint() string         { return filepath.Join(d.dir, "mnt") }
+func (d dataset) floorMountpoint() string    { return filepath.Join(d.dir, "floor-mnt") }
 func (d dataset) pagesDir() string           { return filepath.Join(d.root(), recordsCollection) }
 func (d dataset) logDir() string             { return filepath.Join(d.root(), logCollection) }
 func (d dataset) doneMarker(w string) string { return filepath.Join(d.dir, w+".done") }
@@ -78,8 +80,10 @@ func (d dataset) ensure(logf func(string, ...any)) error {
 	if err := os.MkdirAll(d.root(), 0o755); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(d.mountpoint(), 0o755); err != nil {
-		return err
+	for _, mnt := range []string{d.mountpoint(), d.floorMountpoint()} {
+		if err := os.MkdirAll(mnt, 0o755); err != nil {
+			return err
+		}
 	}
 	if !exists(d.doneMarker(recordsCollection)) {
 		logf("generating %d records in %s", d.records, d.pagesDir())

@@ -81,14 +81,20 @@ func TestGenerateRecordsAndFileLists(t *testing.T) {
 	if err != nil || len(buckets) == 0 || len(buckets) > 256 {
 		t.Fatalf("bucketDirs = %d, %v", len(buckets), err)
 	}
-	nativeList, mountList, err := writeFileLists(d, buckets)
+	lists, err := writeFileLists(d, buckets)
 	if err != nil {
 		t.Fatal(err)
 	}
-	native := readList(t, nativeList)
-	mount := readList(t, mountList)
-	if len(native) != 300 || len(mount) != 300 {
-		t.Fatalf("lists hold %d and %d files", len(native), len(mount))
+	native := readList(t, lists.native)
+	mount := readList(t, lists.mount)
+	floor := readList(t, lists.floor)
+	if len(native) != 300 || len(mount) != 300 || len(floor) != 300 {
+		t.Fatalf("lists hold %d, %d and %d files", len(native), len(mount), len(floor))
+	}
+	for i, p := range floor {
+		if p != filepath.Join(d.floorMountpoint(), filepath.Base(mount[i])) {
+			t.Fatalf("floor list entry %d is %s, mount list has %s", i, p, mount[i])
+		}
 	}
 	byName := map[string]bool{}
 	for _, p := range native {

@@ -26,11 +26,20 @@ type config struct {
 	bin        string
 	keep       bool
 	dropCaches bool
+	floor      bool
+	floorOpts  floorOptions
 }
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == createChildArg {
 		if err := runCreateChild(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "storhfs-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == floorServeArg {
+		if err := runFloorServer(os.Args[2:], os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "storhfs-bench:", err)
 			os.Exit(1)
 		}
@@ -45,6 +54,9 @@ func main() {
 	flag.StringVar(&cfg.bin, "bin", "bin/storhfs", "the storhfs binary")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temp data dir for the next run")
 	flag.BoolVar(&cfg.dropCaches, "drop-caches", true, "drop the page cache before each run of read operations (root); false: warm caches")
+	flag.BoolVar(&cfg.floor, "floor", true, "also measure the listing and reading rows on a minimal in-memory FUSE file system (the FUSE floor)")
+	flag.DurationVar(&cfg.floorOpts.timeout, "floor-timeout", storhfsFloor.timeout, "the floor's entry, attribute and negative cache timeout (variant; storhfs uses 1s)")
+	flag.BoolVar(&cfg.floorOpts.noOpen, "floor-no-open", false, "the floor answers OPEN with ENOSYS, so the kernel sends no OPEN/RELEASE (variant)")
 	flag.Parse()
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "storhfs-bench:", err)
@@ -59,8 +71,8 @@ func logf(format string, args ...any) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func run(cfg config) (err error) {
-	if cfg.records < 1 || cfg.runs < 1 || cfg.create < 0 || cfg.logRecords < 0 {
-		return fmt.Errorf("--records and --runs must be at least 1, --create and --log-records not negative")
+	if cfg.records < 1 || cfg.runs < 1 || cfg.create < 0 || cfg.logRecords < 0 || cfg.floorOpts.timeout <= 0 {
+		return fmt.Errorf("--records and --runs must be at least 1, --create and --log-records not negative, --floor-timeout positive")
 	}
 	bin, err := filepath.Abs(cfg.bin)
 	if err != nil {
@@ -91,15 +103,17 @@ func run(cfg config) (err error) {
 	if err := d.ensure(logf); err != nil {
 		return fmt.Errorf("generate: %w", err)
 	}
-	if isMounted(d.mountpoint()) {
-		logf("%s is still mounted from an earlier run: unmounting", d.mountpoint())
-		_ = runQuiet("umount", "-l", d.mountpoint())
+	for _, mnt := range []string{d.mountpoint(), d.floorMountpoint()} {
+		if isMounted(mnt) {
+			logf("%s is still mounted from an earlier run: unmounting", mnt)
+			_ = runQuiet("umount", "-l", mnt)
+		}
 	}
 	buckets, err := d.bucketDirs()
 	if err != nil {
 		return err
 	}
-	nativeList, mountList, err := writeFileLists(d, buckets)
+	lists, err := writeFileLists(d, buckets)
 	if err != nil {
 		return err
 	}
@@ -118,14 +132,23 @@ func run(cfg config) (err error) {
 	}
 	defer func() { _ = removeCollections(d.nativeRoot(), nativeColls) }()
 
-	var live liveMount
+	var live, floor liveMount
 	defer live.stop()
-	stopOnSignal(&live)
-	if err := live.start(bin, d.root(), d.mountpoint()); err != nil {
+	defer floor.stop()
+	stopOnSignal(&live, &floor)
+	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint()) }); err != nil {
 		return err
 	}
+	floorDir := ""
+	if cfg.floor {
+		logf("loading %s into the FUSE floor at %s", d.pagesDir(), d.floorMountpoint())
+		if err := floor.start(func() (*mountProc, error) { return startFloor(self, d.pagesDir(), d.floorMountpoint(), cfg.floorOpts) }); err != nil {
+			return err
+		}
+		floorDir = d.floorMountpoint()
+	}
 	r := &runner{runs: cfg.runs, dropCaches: cfg.dropCaches, warm: !cfg.dropCaches, logf: logf}
-	ops := buildOps(d, buckets, nativeList, mountList)
+	ops := buildOps(d, buckets, lists, floorDir)
 	var rows []row
 	for _, o := range ops.listing {
 		rw, err := r.measure(o)
@@ -138,12 +161,16 @@ func run(cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	more := ops.reading
-	if cfg.create > 0 {
-		more = append(more, createOp(self, d, cfg.create))
-	}
-	for _, o := range more {
+	for _, o := range ops.reading {
 		rw, err := r.measure(o)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, rw)
+	}
+	floor.stop()
+	if cfg.create > 0 {
+		rw, err := r.measure(createOp(self, d, cfg.create))
 		if err != nil {
 			return err
 		}
@@ -159,9 +186,21 @@ func run(cfg config) (err error) {
 	if !cfg.dropCaches {
 		caches = "warm caches (one untimed run first)"
 	}
-	fmt.Printf("storhfs bench, %s: %d records, median of %d runs alternating native and mount, %s, %d CPUs, %s\n\n",
-		time.Now().UTC().Format("2006-01-02"), cfg.records, cfg.runs, caches, runtime.NumCPU(), kernelRelease())
+	sides := "native and mount"
+	if cfg.floor {
+		sides = "native, mount and FUSE floor (listing and reading rows)"
+	}
+	fmt.Printf("storhfs bench, %s: %d records, median of %d runs alternating %s, %s, %d CPUs, %s\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), cfg.records, cfg.runs, sides, caches, runtime.NumCPU(), kernelRelease())
 	writeTable(os.Stdout, rows)
+	if cfg.floor {
+		fmt.Println()
+		variant := "with the mount's options"
+		if v := cfg.floorOpts.String(); v != "" {
+			variant = "VARIANT: the mount's options except " + v
+		}
+		fmt.Printf("floor: a minimal go-fuse file system serving the same names and bytes from memory, %s (docs/bench.md).\n", variant)
+	}
 	fmt.Println()
 	fmt.Println(rssLine("after listing and stat-ing every record", rssListing, rssLimit))
 	fmt.Println()
@@ -182,7 +221,7 @@ func benchLog(r *runner, live *liveMount, bin string, d dataset) error {
 	if err != nil {
 		return err
 	}
-	if err := live.start(bin, d.root(), d.mountpoint()); err != nil {
+	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint()) }); err != nil {
 		return err
 	}
 	defer live.stop()
@@ -205,14 +244,16 @@ func benchLog(r *runner, live *liveMount, bin string, d dataset) error {
 	return nil
 }
 
-// liveMount holds the current mount so that a signal can stop it.
+// liveMount holds the current mount (storhfs or the floor) so that a
+// signal can stop it.
 type liveMount struct {
 	mu sync.Mutex
 	m  *mountProc
 }
 
-func (l *liveMount) start(bin, root, mountpoint string) error {
-	m, err := startMount(bin, root, mountpoint)
+// start runs a mount with startProc and holds it.
+func (l *liveMount) start(startProc func() (*mountProc, error)) error {
+	m, err := startProc()
 	if err != nil {
 		return err
 	}
@@ -243,13 +284,15 @@ func (l *liveMount) peakRSS() (int64, error) {
 }
 
 // stopOnSignal unmounts and exits on SIGINT/SIGTERM.
-func stopOnSignal(live *liveMount) {
+func stopOnSignal(lives ...*liveMount) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		s := <-sig
 		logf("%v: unmounting", s)
-		live.stop()
+		for _, l := range lives {
+			l.stop()
+		}
 		os.Exit(130)
 	}()
 }

@@ -17,16 +17,18 @@ import (
 // the sides: lines, matching names, bytes or records).
 type side func(run int) (time.Duration, int64, error)
 
-// op is one operation measured natively and through the mount.
+// op is one operation measured natively and through the mount, and on
+// the FUSE floor (floorfs.go) when floor is set.
 type op struct {
 	name       string
 	native     side
 	mount      side
+	floor      side // nil: not measured on the floor
 	goal       goal
 	rateCount  int  // > 0: show records/s for this many records
 	dropCaches bool // cold caches make sense for this operation
 	noWarmup   bool // every run must start from scratch (creates)
-	sameOutput bool // both sides must produce the same count
+	sameOutput bool // every side must produce the same count
 }
 
 // runner measures ops the same way: runs alternating native and mount.
@@ -37,57 +39,90 @@ type runner struct {
 	logf       func(string, ...any)
 }
 
+// Where a side's results go, in op order.
+const (
+	onNative = iota
+	onMount
+	onFloor
+)
+
+var sideNames = [...]string{onNative: "native", onMount: "mount", onFloor: "floor"}
+
+// sides are the op's sides to measure, indexed by onNative, onMount, onFloor.
+func (o op) sides() []side {
+	if o.floor != nil {
+		return []side{o.native, o.mount, o.floor}
+	}
+	return []side{o.native, o.mount}
+}
+
+// runOrder is the order of the sides in run number run: rotated by one
+// each run, so that every side goes first equally often (two sides:
+// native first in even runs, mount first in odd ones).
+func runOrder(run, sides int) []int {
+	order := make([]int, sides)
+	for i := range order {
+		order[i] = (run + i) % sides
+	}
+	return order
+}
+
 func (r *runner) measure(o op) (row, error) {
-	var natives, mounts []time.Duration
+	sides := o.sides()
 	if !o.noWarmup && (r.warm || !r.dropCaches || !o.dropCaches) {
-		for _, s := range []side{o.native, o.mount} {
+		for i, s := range sides {
 			if _, _, err := s(-1); err != nil {
-				return row{}, fmt.Errorf("%s (warm-up): %w", o.name, err)
+				return row{}, fmt.Errorf("%s (%s, warm-up): %w", o.name, sideNames[i], err)
 			}
 		}
 	}
+	times := make([][]time.Duration, len(sides))
 	var note string
 	for run := range r.runs {
-		order := []bool{false, true} // mount?
-		if run%2 == 1 {
-			order = []bool{true, false}
-		}
-		var outs [2]int64
-		for _, onMount := range order {
-			s := o.native
-			if onMount {
-				s = o.mount
-			}
+		outs := make([]int64, len(sides))
+		for _, i := range runOrder(run, len(sides)) {
 			if r.dropCaches && o.dropCaches {
 				if err := dropCaches(); err != nil {
 					return row{}, err
 				}
 			}
-			d, out, err := s(run)
+			d, out, err := sides[i](run)
 			if err != nil {
-				return row{}, fmt.Errorf("%s (%s): %w", o.name, sideName(onMount), err)
+				return row{}, fmt.Errorf("%s (%s): %w", o.name, sideNames[i], err)
 			}
-			if onMount {
-				mounts, outs[1] = append(mounts, d), out
-			} else {
-				natives, outs[0] = append(natives, d), out
-			}
+			times[i], outs[i] = append(times[i], d), out
 		}
-		r.logf("%-28s run %d: native %v (%d), mount %v (%d)", o.name, run+1,
-			natives[len(natives)-1], outs[0], mounts[len(mounts)-1], outs[1])
-		if o.sameOutput && outs[0] != outs[1] {
-			note = fmt.Sprintf("MISMATCH: native %d, mount %d", outs[0], outs[1])
+		var msg strings.Builder
+		for i := range sides {
+			fmt.Fprintf(&msg, ", %s %v (%d)", sideNames[i], times[i][run], outs[i])
+		}
+		r.logf("%-28s run %d%s", o.name, run+1, msg.String())
+		if o.sameOutput {
+			if m := mismatch(outs); m != "" {
+				note = m
+			}
 		}
 	}
-	return row{op: o.name, native: median(natives), mount: median(mounts),
-		count: o.rateCount, goal: o.goal, note: note}, nil
+	rw := row{op: o.name, native: median(times[onNative]), mount: median(times[onMount]),
+		count: o.rateCount, goal: o.goal, note: note}
+	if o.floor != nil {
+		rw.floor = median(times[onFloor])
+	}
+	return rw, nil
 }
 
-func sideName(onMount bool) string {
-	if onMount {
-		return "mount"
+// mismatch describes outputs that differ from the native one ("" if none).
+func mismatch(outs []int64) string {
+	var diffs []string
+	for i := 1; i < len(outs); i++ {
+		if outs[i] != outs[onNative] {
+			diffs = append(diffs, fmt.Sprintf("%s %d", sideNames[i], outs[i]))
+		}
 	}
-	return "native"
+	if len(diffs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("MISMATCH: native %d, %s", outs[onNative], strings.Join(diffs, ", "))
 }
 
 // dropCaches writes back dirty pages and drops the page, dentry and inode

@@ -26,7 +26,14 @@ const mountReadyTimeout = 30 * time.Second
 // startMount runs bin as `mount root mountpoint` and waits for its one
 // "mounted" line on stdout.
 func startMount(bin, root, mountpoint string) (*mountProc, error) {
-	cmd := exec.Command(bin, "mount", root, mountpoint)
+	return startServer(exec.Command(bin, "mount", root, mountpoint), mountpoint)
+}
+
+// startServer starts cmd, a process that mounts at mountpoint, serves it
+// and unmounts on SIGTERM, and waits for its first stdout line, which must
+// contain "mounted".
+func startServer(cmd *exec.Cmd, mountpoint string) (*mountProc, error) {
+	bin := cmd.Path
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

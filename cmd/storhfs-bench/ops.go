@@ -21,45 +21,61 @@ type opSet struct {
 	reading []op
 }
 
-// buildOps describes every tool operation on both sides. nativeList and
-// mountList are NUL-separated lists of the same record files.
-func buildOps(d dataset, buckets []string, nativeList, mountList string) opSet {
+// fileLists are NUL-separated lists of the same record files, one per side.
+type fileLists struct {
+	native, mount, floor string
+}
+
+// buildOps describes every tool operation on both sides, and on the FUSE
+// floor mounted at floorDir unless floorDir is "".
+func buildOps(d dataset, buckets []string, lists fileLists, floorDir string) opSet {
 	dataDir := shard.DataDir(d.pagesDir())
 	coll := filepath.Join(d.mountpoint(), recordsCollection)
 	withDirs := func(argv ...string) []string { return append(argv, buckets...) }
+	onFloor := func(s side) side {
+		if floorDir == "" {
+			return nil
+		}
+		return s
+	}
 	findName := "*" + nameFragment + "*.jsonc"
 	return opSet{
 		listing: []op{
 			{name: "names only (`ls -f`)", goal: listingGoal, dropCaches: true, sameOutput: true,
 				native: tool(withDirs("ls", "-f"), "", countSuffix, ".jsonc"),
-				mount:  tool([]string{"ls", "-f", coll}, "", countSuffix, ".jsonc")},
+				mount:  tool([]string{"ls", "-f", coll}, "", countSuffix, ".jsonc"),
+				floor:  onFloor(tool([]string{"ls", "-f", floorDir}, "", countSuffix, ".jsonc"))},
 			{name: "`ls -l` of all", goal: listingGoal, dropCaches: true, sameOutput: true,
 				native: tool(withDirs("ls", "-l"), "", countSuffix, ".jsonc"),
-				mount:  tool([]string{"ls", "-l", coll}, "", countSuffix, ".jsonc")},
+				mount:  tool([]string{"ls", "-l", coll}, "", countSuffix, ".jsonc"),
+				floor:  onFloor(tool([]string{"ls", "-l", floorDir}, "", countSuffix, ".jsonc"))},
 			{name: "`find -name '" + findName + "'`", goal: listingGoal, dropCaches: true, sameOutput: true,
 				native: tool([]string{"find", dataDir, "-name", findName}, "", countLines, ""),
-				mount:  tool([]string{"find", coll, "-name", findName}, "", countLines, "")},
+				mount:  tool([]string{"find", coll, "-name", findName}, "", countLines, ""),
+				floor:  onFloor(tool([]string{"find", floorDir, "-name", findName}, "", countLines, ""))},
 		},
 		reading: []op{
 			{name: "`cat` of all records", goal: readingGoal, dropCaches: true, sameOutput: true,
-				native: tool([]string{"xargs", "-0", "cat"}, nativeList, countBytes, ""),
-				mount:  tool([]string{"xargs", "-0", "cat"}, mountList, countBytes, "")},
+				native: tool([]string{"xargs", "-0", "cat"}, lists.native, countBytes, ""),
+				mount:  tool([]string{"xargs", "-0", "cat"}, lists.mount, countBytes, ""),
+				floor:  onFloor(tool([]string{"xargs", "-0", "cat"}, lists.floor, countBytes, ""))},
 			{name: "`grep -r " + needle + "` (1%)", goal: readingGoal, dropCaches: true, sameOutput: true,
 				native: tool([]string{"grep", "-r", needle, dataDir}, "", countLines, ""),
-				mount:  tool([]string{"grep", "-r", needle, coll}, "", countLines, "")},
+				mount:  tool([]string{"grep", "-r", needle, coll}, "", countLines, ""),
+				floor:  onFloor(tool([]string{"grep", "-r", needle, floorDir}, "", countLines, ""))},
 		},
 	}
 }
 
 // writeFileLists writes the record files as NUL-separated lists: natively
-// bucket by bucket (as `find data/` walks them), through the mount in id
-// order (as the mount lists them).
-func writeFileLists(d dataset, buckets []string) (nativeList, mountList string, err error) {
-	var native, mount bytes.Buffer
+// bucket by bucket (as `find data/` walks them), through the mount and on
+// the floor in id order (as those list them).
+func writeFileLists(d dataset, buckets []string) (fileLists, error) {
+	var native, mount, floor bytes.Buffer
 	for _, b := range buckets {
 		entries, err := os.ReadDir(b)
 		if err != nil {
-			return "", "", err
+			return fileLists{}, err
 		}
 		for _, e := range entries {
 			native.WriteString(filepath.Join(b, e.Name()))
@@ -67,19 +83,27 @@ func writeFileLists(d dataset, buckets []string) (nativeList, mountList string, 
 		}
 	}
 	coll := filepath.Join(d.mountpoint(), recordsCollection)
-	err = shard.Walk(d.pagesDir(), "", func(e shard.Entry) error {
+	err := shard.Walk(d.pagesDir(), "", func(e shard.Entry) error {
 		mount.WriteString(filepath.Join(coll, e.ID+".jsonc"))
 		mount.WriteByte(0)
+		floor.WriteString(filepath.Join(d.floorMountpoint(), e.ID+".jsonc"))
+		floor.WriteByte(0)
 		return nil
 	})
 	if err != nil {
-		return "", "", err
+		return fileLists{}, err
 	}
-	nativeList, mountList = filepath.Join(d.dir, "native.list"), filepath.Join(d.dir, "mount.list")
-	if err := os.WriteFile(nativeList, native.Bytes(), 0o644); err != nil {
-		return "", "", err
+	lists := fileLists{
+		native: filepath.Join(d.dir, "native.list"),
+		mount:  filepath.Join(d.dir, "mount.list"),
+		floor:  filepath.Join(d.dir, "floor.list"),
 	}
-	return nativeList, mountList, os.WriteFile(mountList, mount.Bytes(), 0o644)
+	for path, b := range map[string][]byte{lists.native: native.Bytes(), lists.mount: mount.Bytes(), lists.floor: floor.Bytes()} {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return fileLists{}, err
+		}
+	}
+	return lists, nil
 }
 
 // createOp creates records natively with the core's Put and through the mount.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -31,6 +32,7 @@ type row struct {
 	op     string
 	native time.Duration
 	mount  time.Duration
+	floor  time.Duration // 0: not measured on the FUSE floor
 	// count > 0 shows the columns as rates (count / duration) instead of times.
 	count int
 	goal  goal
@@ -38,11 +40,25 @@ type row struct {
 }
 
 // ratio is mount time / native time (0 when native took no time).
-func (r row) ratio() float64 {
-	if r.native <= 0 {
+func (r row) ratio() float64 { return ratioOf(r.mount, r.native) }
+
+// ratioOf is a / b (0 when b took no time).
+func ratioOf(a, b time.Duration) float64 {
+	if b <= 0 {
 		return 0
 	}
-	return float64(r.mount) / float64(r.native)
+	return float64(a) / float64(b)
+}
+
+// floorCells are the floor's median and the floor/native and mount/floor
+// ratios, or dashes when the row was not measured on the floor.
+func (r row) floorCells() []string {
+	if r.floor <= 0 {
+		return []string{"-", "-", "-"}
+	}
+	return []string{fmtDuration(r.floor),
+		fmt.Sprintf("%.2fx", ratioOf(r.floor, r.native)),
+		fmt.Sprintf("%.2fx", ratioOf(r.mount, r.floor))}
 }
 
 func (r row) mountRate() float64  { return rate(r.count, r.mount) }
@@ -103,13 +119,23 @@ func median(ds []time.Duration) time.Duration {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// writeTable prints rows as a Markdown table.
+// writeTable prints rows as a Markdown table; when a row was measured on
+// the FUSE floor, with the floor's columns between mount and goal.
 func writeTable(w io.Writer, rows []row) {
-	fmt.Fprintln(w, "| operation | native | mount | ratio | goal | met? |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | --- | --- |")
+	withFloor := slices.ContainsFunc(rows, func(r row) bool { return r.floor > 0 })
+	if !withFloor {
+		fmt.Fprintln(w, "| operation | native | mount | ratio | goal | met? |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | --- | --- |")
+	} else {
+		fmt.Fprintln(w, "| operation | native | mount | mount/native | floor | floor/native | mount/floor | goal | met? |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+	}
 	for _, r := range rows {
 		c := r.cells()
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", c[0], c[1], c[2], c[3], c[4], c[5])
+		if withFloor {
+			c = slices.Concat(c[:4], r.floorCells(), c[4:])
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(c, " | "))
 	}
 }
 

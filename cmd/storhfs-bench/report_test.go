@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +144,68 @@ func TestLineCounter(t *testing.T) {
 				t.Errorf("lines %d matching %d bytes %d; want %d %d %d", c.lines, c.matching, c.bytes, tc.lines, tc.matches, n)
 			}
 		})
+	}
+}
+
+func TestWriteTableWithFloor(t *testing.T) {
+	var b strings.Builder
+	writeTable(&b, []row{
+		{op: "cat", native: time.Second, mount: 6 * time.Second, floor: 3 * time.Second, goal: maxRatio(1.5)},
+		{op: "create", native: 5 * time.Second, mount: 4 * time.Second, count: 10000, goal: minRate(1600)},
+	})
+	want := "| operation | native | mount | mount/native | floor | floor/native | mount/floor | goal | met? |\n" +
+		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n" +
+		"| cat | 1.00 s | 6.00 s | 6.00x | 3.00 s | 3.00x | 2.00x | ≤ 1.5x | NO |\n" +
+		"| create | 2000 rec/s | 2500 rec/s | 0.80x | - | - | - | ≥ 1600 rec/s | yes |\n"
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestRunOrder(t *testing.T) {
+	tests := []struct {
+		run, sides int
+		want       string
+	}{
+		{0, 2, "[0 1]"}, {1, 2, "[1 0]"}, {2, 2, "[0 1]"},
+		{0, 3, "[0 1 2]"}, {1, 3, "[1 2 0]"}, {2, 3, "[2 0 1]"}, {3, 3, "[0 1 2]"},
+	}
+	for _, tc := range tests {
+		if got := fmt.Sprint(runOrder(tc.run, tc.sides)); got != tc.want {
+			t.Errorf("runOrder(%d, %d) = %s, want %s", tc.run, tc.sides, got, tc.want)
+		}
+	}
+}
+
+func TestMeasureWithFloor(t *testing.T) {
+	fixed := func(d time.Duration, out int64, calls *[]int) side {
+		return func(run int) (time.Duration, int64, error) {
+			*calls = append(*calls, run)
+			return d + time.Duration(run)*time.Millisecond, out, nil
+		}
+	}
+	var nc, mc, fc []int
+	r := &runner{runs: 3, warm: true, logf: func(string, ...any) {}}
+	o := op{name: "x", goal: maxRatio(2), sameOutput: true,
+		native: fixed(10*time.Millisecond, 5, &nc), mount: fixed(30*time.Millisecond, 5, &mc), floor: fixed(20*time.Millisecond, 5, &fc)}
+	rw, err := r.measure(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rw.native != 11*time.Millisecond || rw.mount != 31*time.Millisecond || rw.floor != 21*time.Millisecond || rw.note != "" {
+		t.Errorf("row %+v", rw)
+	}
+	for _, calls := range [][]int{nc, mc, fc} {
+		if fmt.Sprint(calls) != "[-1 0 1 2]" { // warm-up, then the runs
+			t.Errorf("calls %v", calls)
+		}
+	}
+	o.floor = fixed(20*time.Millisecond, 6, &fc)
+	if rw, err = r.measure(o); err != nil || rw.note != "MISMATCH: native 5, floor 6" {
+		t.Errorf("mismatch note %q, %v", rw.note, err)
+	}
+	o.floor = nil
+	if rw, err = r.measure(o); err != nil || rw.floor != 0 || rw.note != "" {
+		t.Errorf("without floor: %+v, %v", rw, err)
 	}
 }
