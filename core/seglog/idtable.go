@@ -1,134 +1,172 @@
 package seglog
 
-import (
-	"crypto/rand"
-	"encoding/binary"
-	"math/bits"
-)
+import "encoding/binary"
 
-// idTable maps canonical ids to locations: open addressing with linear
-// probing over a power-of-two slot array kept at most 3/4 full. An upsert
-// is one probe sequence (a Go map needs a lookup and an assignment), and
-// slots hold key and location together.
+// idTable maps canonical ids to locations. storh ids are UUIDv7s, which
+// mostly arrive in increasing order, so the table has two parts:
 //
-// Slots are placed by a hash seeded at random per table, so ids crafted
-// in a hostile segment cannot be aimed at one probe sequence.
+//   - run: the ids that were greater than every id already in the table
+//     when first put, in that (sorted) order, found by binary search.
+//     Appending there touches memory in order, where a hash insert is a
+//     random access into a table larger than the CPU's L1/L2 caches.
+//   - hash: every other id (idHash, seeded: hostile ids cannot be aimed
+//     at one probe sequence).
+//
+// Invariants: an id is in at most one part; every key of hash is below
+// the last key of run (so hash is empty while run is). A removed run id
+// keeps its slot (used = false) so that run stays sorted and its last key
+// never decreases.
 type idTable struct {
-	slots  []idSlot
-	count  int
-	seedLo uint64
-	seedHi uint64
+	run   []idSlot
+	hash  *idHash
+	count int // ids present (used slots of run and hash)
 }
 
-// idSlot is 32 bytes: the key and the location's fields side by side.
-type idSlot struct {
-	key     idKey
-	off     int64
-	seg     int32
-	deleted bool
-	used    bool
-}
-
-func (s *idSlot) loc() location { return location{off: s.off, seg: s.seg, deleted: s.deleted} }
-
-func (s *idSlot) set(loc location) { s.off, s.seg, s.deleted = loc.off, loc.seg, loc.deleted }
-
-const minTableSlots = 16
-
-// newIDTable returns a table with room for hint ids before it grows.
+// newIDTable returns a table with room for hint increasing ids before it
+// grows.
 func newIDTable(hint int) *idTable {
-	n := minTableSlots
-	for n*3/4 < hint {
-		n *= 2
-	}
-	var seed [16]byte
-	_, _ = rand.Read(seed[:]) // crypto/rand.Read never fails on Linux
-	return &idTable{
-		slots:  make([]idSlot, n),
-		seedLo: binary.LittleEndian.Uint64(seed[:8]),
-		seedHi: binary.LittleEndian.Uint64(seed[8:]),
-	}
+	return &idTable{run: make([]idSlot, 0, hint), hash: newIDHash(0)}
 }
 
-func (t *idTable) hash(k *idKey) uint64 {
-	hi, lo := bits.Mul64(binary.LittleEndian.Uint64(k[:8])^t.seedLo, binary.LittleEndian.Uint64(k[8:])^t.seedHi)
-	return hi ^ lo
+// keyLess orders ids bytewise (packed keys order as their canonical
+// spellings do: hex digits map to nibbles in order).
+func keyLess(a, b *idKey) bool {
+	a0, b0 := binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8])
+	if a0 != b0 {
+		return a0 < b0
+	}
+	return binary.BigEndian.Uint64(a[8:]) < binary.BigEndian.Uint64(b[8:])
 }
 
-// find returns the slot holding k, or the empty slot where it would go.
-func (t *idTable) find(k *idKey) *idSlot {
-	mask := uint64(len(t.slots) - 1)
-	for i := t.hash(k) & mask; ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		if !s.used || s.key == *k {
-			return s
+// afterRun reports whether k is greater than every id run has held.
+func (t *idTable) afterRun(k *idKey) bool {
+	return len(t.run) == 0 || keyLess(&t.run[len(t.run)-1].key, k)
+}
+
+// inRun returns k's run slot (used or removed), or nil.
+func (t *idTable) inRun(k *idKey) *idSlot {
+	if i := t.runIndex(k); i >= 0 {
+		return &t.run[i]
+	}
+	return nil
+}
+
+// runIndex is the index of k's run slot (binary search), or -1.
+func (t *idTable) runIndex(k *idKey) int {
+	hi0, lo0 := binary.BigEndian.Uint64(k[:8]), binary.BigEndian.Uint64(k[8:])
+	lo, hi := 0, len(t.run) // the first slot >= k is in [lo, hi]
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		s := &t.run[m]
+		h, l := binary.BigEndian.Uint64(s.key[:8]), binary.BigEndian.Uint64(s.key[8:])
+		if h < hi0 || (h == hi0 && l < lo0) {
+			lo = m + 1
+		} else {
+			hi = m
 		}
 	}
+	if lo < len(t.run) && t.run[lo].key == *k {
+		return lo
+	}
+	return -1
+}
+
+// getNear is get for callers looking up ids in increasing order (a
+// stream reading a segment): *hint, the run slot found last, and the one
+// after it are tried before a search, and *hint is moved to the slot
+// found. hint belongs to the caller, so readers share nothing.
+func (t *idTable) getNear(k idKey, hint *int) (location, bool) {
+	if t.afterRun(&k) {
+		return location{}, false
+	}
+	s := t.nearRun(&k, hint)
+	if s == nil {
+		return t.hash.get(k)
+	}
+	if !s.used {
+		return location{}, false
+	}
+	return s.loc(), true
+}
+
+// nearRun is inRun trying *hint and *hint+1 first.
+func (t *idTable) nearRun(k *idKey, hint *int) *idSlot {
+	for i := *hint; i < len(t.run) && i <= *hint+1; i++ {
+		if t.run[i].key == *k {
+			*hint = i
+			return &t.run[i]
+		}
+	}
+	i := t.runIndex(k)
+	if i < 0 {
+		return nil
+	}
+	*hint = i
+	return &t.run[i]
 }
 
 func (t *idTable) get(k idKey) (location, bool) {
-	s := t.find(&k)
-	return s.loc(), s.used
+	if t.afterRun(&k) {
+		return location{}, false
+	}
+	if s := t.inRun(&k); s != nil {
+		if !s.used {
+			return location{}, false
+		}
+		return s.loc(), true
+	}
+	return t.hash.get(k)
 }
 
 // put sets k's location and returns the previous one, if any.
 func (t *idTable) put(k idKey, loc location) (old location, known bool) {
-	s := t.find(&k)
-	if s.used {
-		old = s.loc()
+	if t.afterRun(&k) {
+		t.run = append(t.run, idSlot{key: k, used: true})
+		t.run[len(t.run)-1].set(loc)
+		t.count++
+		return location{}, false
+	}
+	if s := t.inRun(&k); s != nil {
+		old, known = s.loc(), s.used
 		s.set(loc)
-		return old, true
-	}
-	if (t.count+1)*4 > len(t.slots)*3 {
-		t.grow()
-		s = t.find(&k)
-	}
-	*s = idSlot{key: k, used: true}
-	s.set(loc)
-	t.count++
-	return location{}, false
-}
-
-func (t *idTable) grow() {
-	old := t.slots
-	t.slots = make([]idSlot, len(old)*2)
-	for i := range old {
-		if old[i].used {
-			*t.find(&old[i].key) = old[i]
+		if !known {
+			s.used = true
+			t.count++
+			old = location{}
 		}
+		return old, known
 	}
+	old, known = t.hash.put(k, loc)
+	if !known {
+		t.count++
+	}
+	return old, known
 }
 
-// remove deletes k (backward-shift deletion: every later slot of the probe
-// run is moved up where its own probe sequence allows, so no tombstones).
+// remove deletes k.
 func (t *idTable) remove(k idKey) {
-	mask := uint64(len(t.slots) - 1)
-	i := t.hash(&k) & mask
-	for ; ; i = (i + 1) & mask {
-		if !t.slots[i].used {
-			return
-		}
-		if t.slots[i].key == k {
-			break
-		}
+	if t.afterRun(&k) {
+		return
 	}
-	t.count--
-	for j := (i + 1) & mask; t.slots[j].used; j = (j + 1) & mask {
-		home := t.hash(&t.slots[j].key) & mask
-		// slots[j] may fill the hole at i if its home is not in (i, j].
-		if (j-home)&mask >= (j-i)&mask {
-			t.slots[i] = t.slots[j]
-			i = j
+	if s := t.inRun(&k); s != nil {
+		if s.used {
+			s.used = false
+			t.count--
 		}
+		return
 	}
-	t.slots[i] = idSlot{}
+	n := t.hash.count
+	t.hash.remove(k)
+	t.count -= n - t.hash.count
 }
 
-// each calls fn for every id (in no particular order).
+// each calls fn for every id (in no particular order) until fn returns
+// false.
 func (t *idTable) each(fn func(k idKey, loc location) bool) {
-	for i := range t.slots {
-		if t.slots[i].used && !fn(t.slots[i].key, t.slots[i].loc()) {
+	for i := range t.run {
+		if t.run[i].used && !fn(t.run[i].key, t.run[i].loc()) {
 			return
 		}
 	}
+	t.hash.each(fn)
 }

@@ -92,7 +92,7 @@ func (l *Log) open() error {
 		return err
 	}
 	removeLegacyDirs(l.dir)
-	l.removeCompactionLeftovers()
+	m := l.removeCompactionLeftovers()
 	if _, err := os.Stat(l.dir + "/" + manifestName); isNotExist(err) {
 		if err := touch(l.segDir + "/" + firstSegment); err != nil {
 			return err
@@ -100,8 +100,12 @@ func (l *Log) open() error {
 		if err := writeManifestDoc(l.dir, initialManifestDoc()); err != nil {
 			return err
 		}
+		m = nil
 	}
-	return l.recoverLocked()
+	if m == nil {
+		return l.recoverLocked()
+	}
+	return l.recoverFrom(m) // nothing rewrote the manifest since (lock held)
 }
 
 // Close releases the instance: the append and read handles, the writer
@@ -152,8 +156,9 @@ func removeLegacyDirs(dir string) {
 
 // removeCompactionLeftovers deletes segments/compact-*.ndjson and
 // compact-*.idx.jsonc that the manifest does not reference (all of them
-// when the manifest is missing, none when it is unreadable).
-func (l *Log) removeCompactionLeftovers() {
+// when the manifest is missing, none when it is unreadable). It returns
+// the manifest it read, if any.
+func (l *Log) removeCompactionLeftovers() *manifest {
 	var ref map[string]bool
 	m, err := readManifest(l.dir)
 	switch {
@@ -162,11 +167,11 @@ func (l *Log) removeCompactionLeftovers() {
 	case isNotExist(err):
 		ref = map[string]bool{}
 	default:
-		return
+		return nil
 	}
 	entries, err := os.ReadDir(l.segDir)
 	if err != nil {
-		return
+		return m
 	}
 	for _, e := range entries {
 		n := e.Name()
@@ -177,6 +182,7 @@ func (l *Log) removeCompactionLeftovers() {
 			_ = os.Remove(l.segDir + "/" + n)
 		}
 	}
+	return m
 }
 
 // touch creates path empty if it does not exist (never truncates).

@@ -33,6 +33,11 @@ func (l *Log) recoverLocked() error {
 	if err != nil {
 		return err
 	}
+	return l.recoverFrom(m)
+}
+
+// recoverFrom is recoverLocked on the current manifest m, already read.
+func (l *Log) recoverFrom(m *manifest) error {
 	activePath := l.segDir + "/" + m.activeFile()
 	if _, err := os.Stat(activePath); isNotExist(err) {
 		if err := touch(activePath); err != nil {
@@ -43,23 +48,25 @@ func (l *Log) recoverLocked() error {
 	l.dropReaders()
 	segs := newSegTable()
 	state := newStateIndexFor(m)
-	stats := map[int32]*segStats{}
-	for _, e := range m.segments() {
-		seg := segs.id(e.file)
-		var interval int64
+	entries := m.segments()
+	jobs := make([]*segmentJob, len(entries))
+	for i, e := range entries {
+		jobs[i] = &segmentJob{path: l.segDir + "/" + e.file, seg: segs.id(e.file)}
 		if e == m.active {
-			interval = l.opts.SparseIndexInterval
+			jobs[i].interval = l.opts.SparseIndexInterval
 		}
-		r, err := replaySegment(l.segDir+"/"+e.file, seg, replayRecover, state, interval, l.buf)
-		if err != nil {
-			return err
-		}
-		if r.missing {
+	}
+	if err := l.replayJobs(jobs, state); err != nil {
+		return err
+	}
+	stats := map[int32]*segStats{}
+	for i, e := range entries {
+		if r := jobs[i].res; r.missing {
 			e.setStats(nil)
-			continue
+		} else {
+			stats[jobs[i].seg] = r.stats
+			e.setStats(r.stats)
 		}
-		stats[seg] = r.stats
-		e.setStats(r.stats)
 	}
 	if err := l.writeManifest(m); err != nil {
 		return err
@@ -67,6 +74,15 @@ func (l *Log) recoverLocked() error {
 	l.segs, l.state, l.stats = segs, state, stats
 	l.sparse = newSparseCache()
 	return nil
+}
+
+// replayJobs replays the segments of jobs in recovery mode, in order, into
+// state: pipelined when there are several (see replay_pipeline.go).
+func (l *Log) replayJobs(jobs []*segmentJob, state *stateIndex) error {
+	if len(jobs) > 1 {
+		return replaySegmentsPipelined(jobs, replayRecover, state, l.buf)
+	}
+	return replaySegmentsSequential(jobs, replayRecover, state, l.buf)
 }
 
 // writeManifest writes m.doc in full and makes it the current manifest. It

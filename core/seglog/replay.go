@@ -64,23 +64,59 @@ func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, inte
 // (limit < 0: to EOF). A sequential index that breaks ends the replay
 // early: the caller starts over with a full index.
 func replaySegmentTo(path string, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte, limit int64) (segReplay, error) {
-	var f *os.File
-	var err error
-	if mode == replayRecover {
-		f, err = fsutil.OpenFile(path, os.O_RDWR, 0)
-	} else {
-		f, err = fsutil.OpenFile(path, os.O_RDONLY, 0)
-	}
-	if err != nil {
-		return segReplay{stats: newSegStats(interval), missing: true, recordsExact: true}, nil
+	f, missing := openForReplay(path, mode, interval)
+	if f == nil {
+		return missing, nil
 	}
 	defer f.Close()
-	return replayFile(f, seg, mode, st, interval, buf, limit)
+	res, err := replayFile(f, seg, mode, st, interval, buf, limit)
+	if terr := truncateInvalid(f, mode, res); terr != nil {
+		return res, terr
+	}
+	return res, err
 }
 
-// replayFile is replaySegmentTo on an open file (read-write for
-// replayRecover); f stays open.
-func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte, limit int64) (segReplay, error) {
+// openForReplay opens a segment for mode (read-write for replayRecover).
+// When it cannot be opened, f is nil and missing is the replay outcome
+// of the skipped segment.
+func openForReplay(path string, mode replayMode, interval int64) (f *os.File, missing segReplay) {
+	flag := os.O_RDONLY
+	if mode == replayRecover {
+		flag = os.O_RDWR
+	}
+	f, err := fsutil.OpenFile(path, flag, 0)
+	if err != nil {
+		return nil, segReplay{stats: newSegStats(interval), missing: true, recordsExact: true}
+	}
+	return f, segReplay{}
+}
+
+// truncateInvalid is PHP's recovery of a replayed segment: in
+// replayRecover mode, cut f at its first invalid line and fsync it.
+func truncateInvalid(f *os.File, mode replayMode, res segReplay) error {
+	if mode != replayRecover || res.bad == nil {
+		return nil
+	}
+	if err := f.Truncate(res.badOff); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// lineSink receives the valid lines of a replay in file order.
+type lineSink interface {
+	// add takes one valid line; false ends the replay there (a
+	// sequential index broke, or a pipelined replay was cancelled).
+	add(id []byte, op opKind, seg int32, off int64) bool
+	// countsRecords reports whether records.ndjson sizes are counted
+	// (every line so far is current).
+	countsRecords() bool
+}
+
+// replayFile validates the lines of an open file and passes the valid
+// ones to st; f stays open and is never modified (replayRecover callers
+// then call truncateInvalid).
+func replayFile(f *os.File, seg int32, mode replayMode, st lineSink, interval int64, buf []byte, limit int64) (segReplay, error) {
 	res := segReplay{stats: newSegStats(interval), recordsExact: true}
 	if mode != replayRecover { // only snapshots (read modes) use the inode
 		res.ino = inodeOf(f)
@@ -113,21 +149,12 @@ func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval
 		}
 		if lineErr != nil {
 			res.bad, res.badOff = lineErr, off
-			if mode == replayRecover {
-				if terr := f.Truncate(off); terr != nil {
-					return res, terr
-				}
-				if serr := f.Sync(); serr != nil {
-					return res, serr
-				}
-			}
 			break
 		}
-		st.apply(id, op, seg, off)
-		if st.sequential {
-			if st.broken {
-				return res, nil
-			}
+		if !st.add(id, op, seg, off) {
+			return res, nil
+		}
+		if st.countsRecords() {
 			if n, ok := recordLineLen(&canon, line, id, data, plen); ok {
 				res.recordsBytes += n
 			} else {

@@ -131,18 +131,38 @@ func (s *stateIndex) apply(id []byte, op opKind, seg int32, off int64) {
 		s.live++
 		return
 	}
-	del := op == opDelete
-	loc := location{seg: seg, off: off, deleted: del}
-	var old location
-	var known bool
 	if k, ok := parseIDKey(id); ok {
-		old, known = s.uuids.put(k, loc)
+		s.applyKey(k, op, seg, off)
 	} else {
-		old, known = s.other[string(id)]
-		s.other[string(id)] = loc
+		s.applyOther(string(id), op, seg, off)
 	}
+}
+
+// applyKey is apply for a canonical id already packed (full index only).
+func (s *stateIndex) applyKey(k idKey, op opKind, seg int32, off int64) {
+	del := op == opDelete
+	old, known := s.uuids.put(k, location{seg: seg, off: off, deleted: del})
 	s.count(old, known, del)
 }
+
+// applyOther is apply for an id that is not canonical (full index only).
+func (s *stateIndex) applyOther(id string, op opKind, seg int32, off int64) {
+	del := op == opDelete
+	old, known := s.other[id]
+	s.other[id] = location{seg: seg, off: off, deleted: del}
+	s.count(old, known, del)
+}
+
+// add is apply as a replay's lineSink: false once a sequential index
+// broke (the replay stops there).
+func (s *stateIndex) add(id []byte, op opKind, seg int32, off int64) bool {
+	s.apply(id, op, seg, off)
+	return !(s.sequential && s.broken)
+}
+
+// countsRecords reports whether every line replayed so far is current
+// (a sequential index that has not broken).
+func (s *stateIndex) countsRecords() bool { return s.sequential }
 
 // count updates the live/deleted counters for an id whose previous entry
 // was old (known = it had one) and which is now deleted or not.
@@ -196,6 +216,20 @@ func (s *stateIndex) isCurrent(id []byte, seg int32, off int64) bool {
 		return true
 	}
 	loc, ok := s.lookup(id)
+	return ok && !loc.deleted && loc.seg == seg && loc.off == off
+}
+
+// isCurrentNear is isCurrent for ids looked up in increasing order; hint
+// is the caller's (see idTable.getNear), 0 to start.
+func (s *stateIndex) isCurrentNear(id []byte, seg int32, off int64, hint *int) bool {
+	if s.sequential {
+		return true
+	}
+	k, ok := parseIDKey(id)
+	if !ok {
+		return s.isCurrent(id, seg, off)
+	}
+	loc, ok := s.uuids.getNear(k, hint)
 	return ok && !loc.deleted && loc.seg == seg && loc.off == off
 }
 

@@ -2,6 +2,7 @@ package seglog
 
 import (
 	"encoding/hex"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -61,4 +62,25 @@ func FuzzParseIDKey(f *testing.F) {
 	f.Add("0190A1B2-c3d4-7e5f-8a6b-7c8d9e0f1a2b")
 	f.Add("0190a1b2-c3d4-7e5f-8a6b_7c8d9e0f1a2b")
 	f.Fuzz(func(t *testing.T, id string) { checkParseIDKey(t, id) })
+}
+
+// Random ids: every hex digit in every position, and ids with two bytes
+// replaced by any value (the SWAR check must not let one bad byte mask
+// another).
+func TestParseIDKeyRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 13))
+	const hexd = "0123456789abcdef"
+	for n := 0; n < 50000; n++ {
+		b := []byte("xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx")
+		for i := range b {
+			if b[i] == 'x' {
+				b[i] = hexd[r.IntN(16)]
+			}
+		}
+		if n%2 == 1 {
+			b[r.IntN(len(b))] = byte(r.IntN(256))
+			b[r.IntN(len(b))] = byte(r.IntN(256))
+		}
+		checkParseIDKey(t, string(b))
+	}
 }

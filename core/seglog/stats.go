@@ -9,7 +9,7 @@ type segStats struct {
 	records int64
 	minB    []byte
 	maxB    []byte
-	last    []byte
+	last    []byte // the last id, kept once ordered is false (until then it is maxB)
 	ordered bool
 
 	end      int64         // byte end of the last line added
@@ -26,11 +26,20 @@ func (s *segStats) add(id []byte, off int64) {
 	if s.interval > 0 && s.records%s.interval == 0 {
 		s.sparse = append(s.sparse, sparseEntry{ID: string(id), Offset: off})
 	}
-	if s.records == 0 {
+	switch {
+	case s.records == 0:
 		s.minB = append(s.minB[:0], id...)
 		s.maxB = append(s.maxB[:0], id...)
-	} else {
-		if string(id) < string(s.last) {
+	case s.ordered && string(id) >= string(s.maxB):
+		// While ids never decreased, the last one is the max and the
+		// first the min: one comparison, one copy (last is not kept).
+		s.maxB = append(s.maxB[:0], id...)
+	default:
+		last := s.last
+		if s.ordered {
+			last = s.maxB
+		}
+		if string(id) < string(last) {
 			s.ordered = false
 		}
 		if string(id) < string(s.minB) {
@@ -39,8 +48,8 @@ func (s *segStats) add(id []byte, off int64) {
 		if string(id) > string(s.maxB) {
 			s.maxB = append(s.maxB[:0], id...)
 		}
+		s.last = append(s.last[:0], id...)
 	}
-	s.last = append(s.last[:0], id...)
 	s.records++
 }
 
