@@ -159,21 +159,21 @@ func (s *logSource) segments() ([]string, error) {
 	return names, nil
 }
 
-func (s *logSource) stat(name string) (int64, time.Time, error) {
+func (s *logSource) stat(name string) (viewStat, error) {
 	shared, snap, err := s.snapshot()
 	if err != nil {
-		return 0, time.Time{}, err
+		return viewStat{}, err
 	}
 	defer shared.release()
 	if name == recordsView {
 		size, _, err := snap.records()
-		return size, shared.fp.mtime(""), err
+		return viewStat{size: size, mtime: shared.fp.mtime(""), key: shared.fp.key}, err
 	}
 	seg, err := segmentOf(snap.Snapshot, name)
 	if err != nil {
-		return 0, time.Time{}, err
+		return viewStat{}, err
 	}
-	return seg.PayloadBytes, shared.fp.mtime(name), nil
+	return viewStat{size: seg.PayloadBytes, mtime: shared.fp.mtime(name), key: shared.fp.key}, nil
 }
 
 func (s *logSource) open(name string) (viewReader, error) {
@@ -226,6 +226,8 @@ type snapshotReader struct {
 	closeReader func() error
 	shared      *sharedSnapshot
 }
+
+func (r *snapshotReader) snapshotKey() string { return r.shared.fp.key }
 
 func (r *snapshotReader) Close() error {
 	var err error

@@ -39,12 +39,7 @@ func (l *logNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOu
 func (l *logNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	switch {
 	case name == recordsView && l.hasManifest():
-		src := l.m.logSource(l.dir)
-		if errno := viewAttr(src, recordsView, &out.Attr); errno != 0 {
-			return nil, errno
-		}
-		return l.NewInode(ctx, &viewFile{src: src, name: recordsView},
-			fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(childRel(l.mount, name))}), 0
+		return lookupView(ctx, l.EmbeddedInode(), l.m.logSource(l.dir), recordsView, childRel(l.mount, name), out)
 	case name == segmentsDir && l.hasManifest():
 		if errno := dirAttr(l.dir, &out.Attr); errno != 0 {
 			return nil, errno
@@ -121,12 +116,7 @@ func (s *segmentsNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.A
 }
 
 func (s *segmentsNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	view := segmentsDir + "/" + name
-	if errno := viewAttr(s.src, view, &out.Attr); errno != 0 {
-		return nil, errno
-	}
-	return s.NewInode(ctx, &viewFile{src: s.src, name: view},
-		fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(childRel(s.mount, name))}), 0
+	return lookupView(ctx, s.EmbeddedInode(), s.src, segmentsDir+"/"+name, childRel(s.mount, name), out)
 }
 
 func (s *segmentsNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

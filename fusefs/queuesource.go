@@ -74,14 +74,14 @@ func (s *queueSource) snapshot(name string) (*sharedSnapshot, *queue.Snapshot, q
 	return shared, shared.snap.(*queue.Snapshot), v, nil
 }
 
-func (s *queueSource) stat(name string) (int64, time.Time, error) {
+func (s *queueSource) stat(name string) (viewStat, error) {
 	shared, snap, v, err := s.snapshot(name)
 	if err != nil {
-		return 0, time.Time{}, err
+		return viewStat{}, err
 	}
 	defer shared.release()
 	size, err := snap.ViewSize(v)
-	return size, shared.fp.mtime(""), err
+	return viewStat{size: size, mtime: shared.fp.mtime(""), key: shared.fp.key}, err
 }
 
 func (s *queueSource) open(name string) (viewReader, error) {

@@ -32,12 +32,7 @@ func (q *queueNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	if _, ok := queueView(name); !ok {
 		return nil, syscall.ENOENT
 	}
-	src := q.m.queueSource(q.dir)
-	if errno := viewAttr(src, name, &out.Attr); errno != 0 {
-		return nil, errno
-	}
-	return q.NewInode(ctx, &viewFile{src: src, name: name},
-		fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(childRel(q.mount, name))}), 0
+	return lookupView(ctx, q.EmbeddedInode(), q.m.queueSource(q.dir), name, childRel(q.mount, name), out)
 }
 
 func (q *queueNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

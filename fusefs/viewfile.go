@@ -18,24 +18,38 @@ import (
 // "segments/seg-000001.ndjson", "pending.ndjson", ...).
 type viewSource interface {
 	// stat describes view name as the latest snapshot has it.
-	stat(name string) (size int64, mtime time.Time, err error)
-	// open returns a reader of view name over one snapshot: every read of
-	// one open file sees the same content, whatever writers do meanwhile.
+	stat(name string) (viewStat, error)
+	// open returns a reader of view name over the latest snapshot: every
+	// read of one open file sees the same content, whatever writers do
+	// meanwhile.
 	open(name string) (viewReader, error)
+}
+
+// viewStat is a view as one snapshot shows it.
+type viewStat struct {
+	size  int64
+	mtime time.Time
+	key   string // the snapshot's fingerprint key: equal keys, equal content
 }
 
 type viewReader interface {
 	io.ReaderAt
 	Close() error
+	// snapshotKey is the fingerprint key of the snapshot read.
+	snapshotKey() string
 }
 
-// viewFile is one read-only file of a log or queue folder. Its size is
-// exact (the latest snapshot's); opens use direct I/O, so reads go to the
-// open's own snapshot and the kernel keeps no stale pages.
+// viewFile is one read-only file of a log or queue folder as one snapshot
+// shows it: its size, time and content never change. When the log or
+// queue changes, a lookup of the name gives a new node (same inode number,
+// next generation), as if the file had been replaced, and the watcher
+// drops the kernel's entry for the name. So the kernel may keep a node's
+// pages across opens (KEEP_CACHE): they can only be its own content.
 type viewFile struct {
 	fs.Inode
 	src  viewSource
 	name string
+	st   viewStat
 }
 
 var (
@@ -45,7 +59,8 @@ var (
 )
 
 func (v *viewFile) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	return viewAttr(v.src, v.name, &out.Attr)
+	setViewAttr(&out.Attr, v.st)
+	return 0
 }
 
 func (v *viewFile) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
@@ -60,19 +75,33 @@ func (v *viewFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if err != nil {
 		return nil, 0, errnoOf(err, syscall.EIO)
 	}
-	return &viewHandle{r: r}, fuse.FOPEN_DIRECT_IO, 0
+	if r.snapshotKey() != v.st.key {
+		// Changed since this node was looked up (a path resolved through
+		// an entry the kernel still caches): read the latest content past
+		// this node's pages and size.
+		return &viewHandle{r: r}, fuse.FOPEN_DIRECT_IO, 0
+	}
+	// NOFLUSH: closing a read-only descriptor has nothing to commit.
+	return &viewHandle{r: r}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 }
 
-// viewAttr fills the attributes of view name.
-func viewAttr(src viewSource, name string, out *fuse.Attr) syscall.Errno {
-	size, mtime, err := src.stat(name)
+// lookupView makes the node of view (a name below src's folder) as the
+// latest snapshot shows it; mountPath is the file's path in the mount.
+func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, mountPath string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	st, err := src.stat(view)
 	if err != nil {
-		return errnoOf(err, syscall.EIO)
+		return nil, errnoOf(err, syscall.EIO)
 	}
-	setMemAttr(out, 0, mtime, roFilePerm)
-	out.Size = uint64(size)
-	out.Blocks = (uint64(size) + 511) / 512
-	return 0
+	setViewAttr(&out.Attr, st)
+	return parent.NewInode(ctx, &viewFile{src: src, name: view, st: st},
+		fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(mountPath), Gen: viewGen(st.key)}), 0
+}
+
+// setViewAttr fills the attributes of a view.
+func setViewAttr(out *fuse.Attr, st viewStat) {
+	setMemAttr(out, 0, st.mtime, roFilePerm)
+	out.Size = uint64(st.size)
+	out.Blocks = (uint64(st.size) + 511) / 512
 }
 
 // viewHandle reads one open view.
@@ -97,6 +126,10 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 	h.r.Close()
 	return 0
 }
+
+// viewGen is the node generation of a view as the snapshot with
+// fingerprint key shows it.
+func viewGen(key string) uint64 { return xxh3.HashString(key) }
 
 // viewIno derives a view file's inode number from its path in the mount.
 func viewIno(mountPath string) uint64 {

@@ -416,13 +416,17 @@ func (w *watcher) node(p string) *fs.Inode {
 	return n
 }
 
-// invalidateFiles drops the cached attributes of every file below n (a
-// log or queue folder: the views' sizes changed).
+// invalidateFiles drops what the kernel caches of every file below n (a
+// log or queue folder whose views changed): their attributes and pages,
+// and their entries, so the next open looks the name up and gets the node
+// of the new snapshot (viewFile).
 func invalidateFiles(n *fs.Inode) {
-	for _, child := range n.Children() {
+	for name, child := range n.Children() {
 		child.NotifyContent(0, 0)
 		if child.IsDir() {
 			invalidateFiles(child)
+		} else {
+			n.NotifyEntry(name)
 		}
 	}
 }

@@ -105,6 +105,11 @@ func TestLiveView(t *testing.T) {
 	logSize() // the kernel now caches the size for 1 s
 
 	t.Run("log appends", func(t *testing.T) {
+		// Read first, so the kernel holds the old content's pages: the
+		// read after the append must not be served from them.
+		if got := readFile(t, m.path("audit", "records.ndjson")); !bytes.Equal(got, coreLog()) {
+			t.Fatalf("records.ndjson differs from the core's replay before the append")
+		}
 		observe(t, "log append (stat size)", func() {
 			sh(t, "", fmt.Sprintf(`printf '{"live":1}\n{"live":2}\n{"live":3}\n' | %s log-append %s audit`, storhfsBin, root))
 		}, func() bool { return logSize() == fmt.Sprint(len(coreLog())) })
@@ -206,4 +211,42 @@ func TestLiveView(t *testing.T) {
 	}
 	slices.Sort(report)
 	t.Logf("visibility latency (writer exit to the mount showing it):\n  %s", strings.Join(report, "\n  "))
+}
+
+// TestLogViewPagesWithoutWatcher: with no watcher to drop the kernel's
+// entry, a read right after an append goes through the node the kernel
+// still caches for records.ndjson; it must show the append anyway (that
+// node's cached pages hold the old content), and stat must agree once
+// the entry has expired.
+func TestLogViewPagesWithoutWatcher(t *testing.T) {
+	requireFuse(t, "cat", "stat")
+	root := demoRoot(t, 5)
+	l := openLog(t, root, "audit", seglog.Options{MaxSegmentBytes: 2048})
+	appendRows(t, l, 0, 20)
+	m := startMount(t, root, "--no-watch")
+	view := m.path("audit", "records.ndjson")
+	replay := func() []byte {
+		snap, err := seglog.NewReader(filepath.Join(root, "audit")).Snapshot()
+		mustOK(t, err)
+		defer snap.Close()
+		return collect(t, snap.Records(), true)
+	}
+	for range 2 { // the second read is served from the kernel's pages
+		if got := readFile(t, view); !bytes.Equal(got, replay()) {
+			t.Fatalf("records.ndjson differs from the core's replay")
+		}
+	}
+	appendRows(t, l, 20, 5)
+	if got, want := []byte(runOK(t, "", "cat", view)), replay(); !bytes.Equal(got, want) {
+		t.Errorf("cat right after an append: %d bytes, want %d", len(got), len(want))
+	}
+	mustOK(t, l.Close())
+	want := fmt.Sprint(len(replay()))
+	eventually(t, "stat shows the new size", func() bool {
+		out, _ := run("", "stat", "-c", "%s", view)
+		return strings.TrimSpace(out) == want
+	})
+	if got := readFile(t, view); !bytes.Equal(got, replay()) {
+		t.Errorf("records.ndjson after the entry expired differs from the core's replay")
+	}
 }
