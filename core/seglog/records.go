@@ -117,6 +117,10 @@ func (r *RecordLines) openNext() error {
 	r.trust = ok && r.v.state.sequential && inodeOf(f) == ino
 	r.tail, r.hasTail = r.v.tailOf(seg)
 	r.sc = newLineScanner(f, 0, r.v.readLimit(r.seg), r.v.buf)
+	if r.i < len(r.entries) {
+		// The disk reads the next segment while this one is rendered.
+		r.v.willNeed(r.v.segs.id(r.entries[r.i].file))
+	}
 	return nil
 }
 
