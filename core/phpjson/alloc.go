@@ -41,6 +41,16 @@ type (
 		k [8]Key
 		v [8]Value
 	}
+	array12 struct {
+		a Array
+		k [12]Key
+		v [12]Value
+	}
+	array16 struct {
+		a Array
+		k [16]Key
+		v [16]Value
+	}
 )
 
 // allocArray returns an empty array with capacity for at least n members.
@@ -68,6 +78,12 @@ func allocArray(n int) *Array {
 		return withStorage(&b.a, b.k[:], b.v[:], n)
 	case n <= 8:
 		b := &array8{}
+		return withStorage(&b.a, b.k[:], b.v[:], n)
+	case n <= 12:
+		b := &array12{}
+		return withStorage(&b.a, b.k[:], b.v[:], n)
+	case n <= 16:
+		b := &array16{}
 		return withStorage(&b.a, b.k[:], b.v[:], n)
 	}
 	return &Array{keys: make([]Key, 0, n), vals: make([]Value, 0, n)}

@@ -2,7 +2,6 @@ package phpjson
 
 import (
 	"math"
-	"strconv"
 	"sync"
 )
 
@@ -18,8 +17,13 @@ func Decode(b []byte) (Value, error) { return DecodeDepth(b, DefaultDepth) }
 // Depth counts like PHP's parser, whose counter starts at 1: at most
 // maxDepth-1 arrays/objects may be open at once (depth 512 reads 511 levels).
 // Errors are the exported Err* values; the first error in input order wins,
-// as in PHP's scanner-driven parser. The parser is iterative, so hostile
-// nesting cannot exhaust the goroutine stack.
+// as in PHP's scanner-driven parser.
+//
+// Valid documents nested at most fastMaxNesting deep are read by a
+// recursive fast parser (decode_fast.go); anything it gives up on (an
+// error, deeper nesting) is read again from the start by the iterative
+// parser below, which decides the error. Neither can exhaust the goroutine
+// stack on hostile nesting.
 func DecodeDepth(b []byte, maxDepth int) (Value, error) {
 	if len(b) == 0 {
 		return nil, ErrSyntax
@@ -32,42 +36,64 @@ func decodeString(s string, maxDepth int) (Value, error) {
 	if len(s) == 0 {
 		return nil, ErrSyntax
 	}
-	d := decoderPool.Get().(*decoder)
-	d.src, d.pos, d.maxDepth = s, 0, maxDepth
-	v, err := d.parse()
-	d.release()
-	decoderPool.Put(d)
-	return v, err
-}
-
-// decoderPool recycles parse scratch (a cache only: every decode starts
-// from an empty decoder state).
-var decoderPool = sync.Pool{New: func() any { return new(decoder) }}
-
-// release empties d for reuse, dropping references into the parsed input.
-// Scratch grown by hostile input is not kept.
-func (d *decoder) release() {
-	const keep = 1024
-	d.src = ""
-	clear(d.vals)
-	clear(d.keys)
-	clear(d.frames)
-	d.frames, d.keys, d.vals = d.frames[:0], d.keys[:0], d.vals[:0]
-	if cap(d.keys) > keep || cap(d.frames) > keep || cap(d.buf) > 64*keep {
-		*d = decoder{}
+	d := decoder{src: s, maxDepth: maxDepth} // stays on the stack
+	defer d.release()
+	if v, ok := d.parseFast(); ok {
+		return v, nil
 	}
+	// Invalid, or beyond the fast parser: parse decides, from scratch.
+	d.scratch().reset()
+	return d.parse()
 }
 
 // decoder holds one parse. Strings without escapes are substrings of src,
 // so a whole record costs one copy of its bytes for all its strings.
 type decoder struct {
 	src      string
-	pos      int
 	maxDepth int
-	frames   []frame
-	keys     []Key   // members of all open containers, stacked
-	vals     []Value // parallel to keys
-	buf      []byte  // unescape scratch
+	sc       *scratch // taken from scratchPool when first needed
+}
+
+// scratch is the memory a parse may need beyond its own stack: the
+// members of open containers (all of them for parse, those of wide
+// containers for parseFast) and the unescape buffer.
+type scratch struct {
+	frames []frame
+	keys   []Key   // members of all open containers, stacked
+	vals   []Value // parallel to keys
+	buf    []byte  // unescape scratch
+}
+
+// scratchPool recycles scratch (a cache only: reset empties it).
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// scratch returns d's scratch, taking one from the pool on first use.
+func (d *decoder) scratch() *scratch {
+	if d.sc == nil {
+		d.sc = scratchPool.Get().(*scratch)
+	}
+	return d.sc
+}
+
+// release returns d's scratch, if it took one, to the pool.
+func (d *decoder) release() {
+	if d.sc != nil {
+		if d.sc.reset() {
+			scratchPool.Put(d.sc)
+		}
+		d.sc = nil
+	}
+}
+
+// reset empties sc, dropping references into parsed input, and reports
+// whether it is worth keeping (scratch grown by hostile input is not).
+func (sc *scratch) reset() bool {
+	const keep = 1024
+	clear(sc.vals)
+	clear(sc.keys)
+	clear(sc.frames)
+	sc.frames, sc.keys, sc.vals = sc.frames[:0], sc.keys[:0], sc.vals[:0]
+	return cap(sc.keys) <= keep && cap(sc.frames) <= keep && cap(sc.buf) <= 64*keep
 }
 
 // frame is one open array or object; its members are keys[start:].
@@ -89,41 +115,50 @@ const (
 	stArrFirst                   // after '[': value or ']'
 	stArrNext                    // after an element: ',' or ']'
 	stObjFirst                   // after '{': key or '}'
-	stObjKey                     // after ',' in an object: key
-	stObjColon                   // after a key: ':'
+	stObjKey                     // after ',' in an object: key (then ':')
 	stObjNext                    // after a member: ',' or '}'
 	stEnd                        // after the top value: only whitespace
 )
 
-func (d *decoder) skipWS() {
-	for d.pos < len(d.src) {
-		switch d.src[d.pos] {
+// skipWS returns the position of the first byte at or after pos that is
+// not JSON whitespace.
+func skipWS(s string, pos int) int {
+	for pos < len(s) {
+		switch s[pos] {
 		case ' ', '\t', '\n', '\r':
-			d.pos++
+			pos++
 		default:
-			return
+			return pos
 		}
 	}
+	return pos
 }
 
+// parse reads d.src. The position lives in a local; every helper takes and
+// returns it. Whitespace is skipped by a call only when the next byte can
+// be whitespace (compact input never pays for it).
 func (d *decoder) parse() (Value, error) {
 	var (
+		sc  = d.scratch()
+		s   = d.src
+		pos = 0
 		top Value
 		st  = stValue
 	)
 	for {
-		d.skipWS()
+		if pos < len(s) && s[pos] <= ' ' {
+			pos = skipWS(s, pos)
+		}
 		switch st {
 		case stValue, stArrFirst:
-			if d.pos >= len(d.src) {
+			if pos >= len(s) {
 				return nil, ErrSyntax
 			}
-			c := d.src[d.pos]
+			c := s[pos]
 			if st == stArrFirst {
 				if c == ']' {
-					d.pos++
-					v := d.closeFrame()
-					st = d.afterValue(v, &top)
+					pos++
+					st = sc.afterValue(sc.closeFrame(), &top)
 					continue
 				}
 				if c == '}' {
@@ -132,54 +167,53 @@ func (d *decoder) parse() (Value, error) {
 			}
 			var v Value
 			switch {
+			case c == '"':
+				str, next, err := d.scanString(pos)
+				if err != nil {
+					return nil, err
+				}
+				pos, v = next, str
 			case c == '{' || c == '[':
-				if d.maxDepth > 0 && 1+len(d.frames) >= d.maxDepth {
+				if d.maxDepth > 0 && 1+len(sc.frames) >= d.maxDepth {
 					return nil, ErrDepth
 				}
-				d.pos++
-				d.frames = append(d.frames, frame{object: c == '{', start: len(d.keys)})
+				pos++
+				sc.frames = append(sc.frames, frame{object: c == '{', start: len(sc.keys)})
 				if c == '{' {
 					st = stObjFirst
 				} else {
 					st = stArrFirst
 				}
 				continue
-			case c == '"':
-				s, err := d.scanString()
-				if err != nil {
-					return nil, err
-				}
-				v = s
 			case c == '-' || (c >= '0' && c <= '9'):
-				nv, ok := d.scanNumber()
+				nv, next, ok := scanNumber(s, pos)
 				if !ok {
 					return nil, ErrSyntax
 				}
-				v = nv
-			case c == 'n' && hasPrefixAt(d.src, d.pos, "null"):
-				d.pos += 4
+				pos, v = next, nv
+			case c == 'n' && hasPrefixAt(s, pos, "null"):
+				pos += 4
 				v = nil
-			case c == 't' && hasPrefixAt(d.src, d.pos, "true"):
-				d.pos += 4
+			case c == 't' && hasPrefixAt(s, pos, "true"):
+				pos += 4
 				v = true
-			case c == 'f' && hasPrefixAt(d.src, d.pos, "false"):
-				d.pos += 5
+			case c == 'f' && hasPrefixAt(s, pos, "false"):
+				pos += 5
 				v = false
 			default:
-				return nil, d.unexpected()
+				return nil, d.unexpected(pos)
 			}
-			st = d.afterValue(v, &top)
+			st = sc.afterValue(v, &top)
 
 		case stObjFirst, stObjKey:
-			if d.pos >= len(d.src) {
+			if pos >= len(s) {
 				return nil, ErrSyntax
 			}
-			c := d.src[d.pos]
+			c := s[pos]
 			if st == stObjFirst {
 				if c == '}' {
-					d.pos++
-					v := d.closeFrame()
-					st = d.afterValue(v, &top)
+					pos++
+					st = sc.afterValue(sc.closeFrame(), &top)
 					continue
 				}
 				if c == ']' {
@@ -187,91 +221,97 @@ func (d *decoder) parse() (Value, error) {
 				}
 			}
 			if c != '"' {
-				return nil, d.unexpected()
+				return nil, d.unexpected(pos)
 			}
-			s, err := d.scanString()
+			name, next, err := d.scanString(pos)
 			if err != nil {
 				return nil, err
 			}
-			d.frames[len(d.frames)-1].key = StrKey(s)
-			st = stObjColon
-
-		case stObjColon:
-			if d.pos < len(d.src) && d.src[d.pos] == ':' {
-				d.pos++
-				st = stValue
-				continue
+			sc.frames[len(sc.frames)-1].key = memberKey(name)
+			// The ':' that must follow (what a separate state would check).
+			pos = skipWS(s, next)
+			if pos >= len(s) || s[pos] != ':' {
+				return nil, d.unexpected(pos)
 			}
-			return nil, d.unexpected()
+			pos++
+			st = stValue
 
 		case stArrNext, stObjNext:
-			if d.pos >= len(d.src) {
+			if pos >= len(s) {
 				return nil, ErrSyntax
 			}
-			c := d.src[d.pos]
+			c := s[pos]
 			closer, other := byte(']'), byte('}')
 			if st == stObjNext {
 				closer, other = '}', ']'
 			}
 			switch c {
 			case ',':
-				d.pos++
+				pos++
 				if st == stObjNext {
 					st = stObjKey
 				} else {
 					st = stValue
 				}
 			case closer:
-				d.pos++
-				v := d.closeFrame()
-				st = d.afterValue(v, &top)
+				pos++
+				st = sc.afterValue(sc.closeFrame(), &top)
 			case other:
 				return nil, ErrStateMismatch
 			default:
-				return nil, d.unexpected()
+				return nil, d.unexpected(pos)
 			}
 
 		case stEnd:
-			if d.pos == len(d.src) {
+			if pos == len(s) {
 				return top, nil
 			}
-			return nil, d.unexpected()
+			return nil, d.unexpected(pos)
 		}
 	}
 }
 
+// memberKey is StrKey for an object member name, deciding the common case
+// (a name that does not start like an integer) without the full check.
+func memberKey(name string) Key {
+	if name == "" || (name[0] != '-' && (name[0] < '0' || name[0] > '9')) {
+		return Key{str: name}
+	}
+	return StrKey(name)
+}
+
 // afterValue files a finished value into the open container (or as the
 // result) and returns the next state.
-func (d *decoder) afterValue(v Value, top *Value) parseState {
-	if len(d.frames) == 0 {
+func (sc *scratch) afterValue(v Value, top *Value) parseState {
+	if len(sc.frames) == 0 {
 		*top = v
 		return stEnd
 	}
-	f := &d.frames[len(d.frames)-1]
+	f := &sc.frames[len(sc.frames)-1]
 	if !f.object {
-		d.keys = append(d.keys, IntKey(int64(len(d.keys)-f.start)))
-		d.vals = append(d.vals, v)
+		sc.keys = append(sc.keys, IntKey(int64(len(sc.keys)-f.start)))
+		sc.vals = append(sc.vals, v)
 		return stArrNext
 	}
-	d.addMember(f, f.key, v)
+	sc.addMember(f, f.key, v)
 	return stObjNext
 }
 
 // addMember sets key k of the open object f: a duplicate key keeps its
 // first position and takes the new value (PHP zend_symtable_update).
-func (d *decoder) addMember(f *frame, k Key, v Value) {
-	n := len(d.keys) - f.start
+func (sc *scratch) addMember(f *frame, k Key, v Value) {
+	n := len(sc.keys) - f.start
 	if f.dups != nil {
 		if i, ok := f.dups[k]; ok {
-			d.vals[f.start+i] = v
+			sc.vals[f.start+i] = v
 			return
 		}
 		f.dups[k] = n
 	} else {
-		members := d.keys[f.start:]
+		members := sc.keys[f.start:]
 		for i := range members {
 			if members[i] == k {
-				d.vals[f.start+i] = v
+				sc.vals[f.start+i] = v
 				return
 			}
 		}
@@ -283,18 +323,19 @@ func (d *decoder) addMember(f *frame, k Key, v Value) {
 			f.dups[k] = n
 		}
 	}
-	d.keys = append(d.keys, k)
-	d.vals = append(d.vals, v)
+	sc.keys = append(sc.keys, k)
+	sc.vals = append(sc.vals, v)
 }
 
 // closeFrame pops the innermost container and returns it as an *Array.
-func (d *decoder) closeFrame() *Array {
-	f := d.frames[len(d.frames)-1]
-	d.frames = d.frames[:len(d.frames)-1]
-	a := newArrayFrom(d.keys[f.start:], d.vals[f.start:], f.dups)
-	clear(d.vals[f.start:])
-	d.keys = d.keys[:f.start]
-	d.vals = d.vals[:f.start]
+func (sc *scratch) closeFrame() *Array {
+	f := sc.frames[len(sc.frames)-1]
+	sc.frames = sc.frames[:len(sc.frames)-1]
+	a := newArrayFrom(sc.keys[f.start:], sc.vals[f.start:], f.dups)
+	clear(sc.keys[f.start:]) // pooled scratch must not keep the input alive
+	clear(sc.vals[f.start:])
+	sc.keys = sc.keys[:f.start]
+	sc.vals = sc.vals[:f.start]
 	return a
 }
 
@@ -322,99 +363,27 @@ func hasPrefixAt(s string, pos int, lit string) bool {
 	return len(s)-pos >= len(lit) && s[pos:pos+len(lit)] == lit
 }
 
-// scanNumber reads PHP's INT | FLOAT | EXP token at d.pos (longest match).
-// ok is false when there is no number ("-" alone).
-func (d *decoder) scanNumber() (Value, bool) {
-	s := d.src
-	start := d.pos
-	p := start
-	neg := s[p] == '-'
-	if neg {
-		p++
-	}
-	if p >= len(s) || s[p] < '0' || s[p] > '9' {
-		return nil, false
-	}
-	if s[p] == '0' {
-		p++
-	} else {
-		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
-			p++
-		}
-	}
-	intEnd := p
-	isFloat := false
-	if p+1 < len(s) && s[p] == '.' && s[p+1] >= '0' && s[p+1] <= '9' {
-		p += 2
-		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
-			p++
-		}
-		isFloat = true
-	}
-	if p < len(s) && (s[p] == 'e' || s[p] == 'E') {
-		q := p + 1
-		if q < len(s) && (s[q] == '+' || s[q] == '-') {
-			q++
-		}
-		if q < len(s) && s[q] >= '0' && s[q] <= '9' {
-			for q < len(s) && s[q] >= '0' && s[q] <= '9' {
-				q++
-			}
-			p = q
-			isFloat = true
-		}
-	}
-	d.pos = p
-	if !isFloat {
-		digits := s[start:intEnd]
-		if neg {
-			digits = digits[1:]
-		}
-		// PHP: fewer than 19 digits, or 19 digits below "9223372036854775808"
-		// (equal allowed when negative), is a long; else a double.
-		if len(digits) < 19 || (len(digits) == 19 && (digits < "9223372036854775808" || (neg && digits == "9223372036854775808"))) {
-			var u uint64
-			for i := 0; i < len(digits); i++ {
-				u = u*10 + uint64(digits[i]-'0')
-			}
-			if neg {
-				return -int64(u), true // -9223372036854775808 wraps correctly
-			}
-			return int64(u), true
-		}
-	}
-	f, err := strconv.ParseFloat(s[start:p], 64)
-	if err != nil {
-		// Only range errors are possible for this syntax: PHP's zend_strtod
-		// gives the same ±Inf (or 0 on underflow).
-		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
-			return nil, false
-		}
-	}
-	return f, true
-}
-
-// unexpected returns the error PHP reports when the token at d.pos is not
+// unexpected returns the error PHP reports when the token at pos is not
 // allowed here: the scanner's own error for that token if it has one,
 // otherwise a syntax error.
-func (d *decoder) unexpected() error {
+func (d *decoder) unexpected(pos int) error {
 	s := d.src
-	if d.pos >= len(s) {
+	if pos >= len(s) {
 		return ErrSyntax // end of input
 	}
-	c := s[d.pos]
+	c := s[pos]
 	switch {
 	case c < 0x20:
 		return ErrCtrlChar // includes NUL before the end of input
 	case c == '"':
-		if _, err := d.scanString(); err != nil {
+		if _, _, err := d.scanString(pos); err != nil {
 			return err
 		}
 		return ErrSyntax
 	case c < 0x80:
 		return ErrSyntax
 	}
-	if _, size := decodeRune(s, d.pos); size == 0 {
+	if _, size := decodeRune(s, pos); size == 0 {
 		return ErrUTF8
 	}
 	return ErrSyntax

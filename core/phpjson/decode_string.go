@@ -1,6 +1,9 @@
 package phpjson
 
-import "unicode/utf8"
+import (
+	"math/bits"
+	"unicode/utf8"
+)
 
 // decodeRune returns the rune at s[i:] and its size, or size 0 when the
 // bytes there are not valid UTF-8 (PHP's UTF8 classes: no overlongs, no
@@ -22,58 +25,88 @@ var plainStringByte = func() (t [256]bool) {
 	return t
 }()
 
-// scanString reads the string token whose opening quote is at d.pos and
-// returns its value, following PHP's scanner (STR_P1 rules, in input
-// order): a byte below 0x20 (the end of input counts as the NUL
-// terminator) is a control character error, invalid UTF-8 a UTF-8 error,
-// an unknown or short escape a syntax error, and a \u escape of a lone
-// surrogate a UTF-16 error.
-func (d *decoder) scanString() (string, error) {
+// scanString reads the string token whose opening quote is at s[pos] and
+// returns its value and the position after the closing quote, following
+// PHP's scanner (STR_P1 rules, in input order): a byte below 0x20 (the end
+// of input counts as the NUL terminator) is a control character error,
+// invalid UTF-8 a UTF-8 error, an unknown or short escape a syntax error,
+// and a \u escape of a lone surrogate a UTF-16 error. A string without
+// escapes is a substring of d.src.
+func (d *decoder) scanString(pos int) (string, int, error) {
 	s := d.src
-	start := d.pos + 1
+	start := pos + 1
 	i := start
-	for i < len(s) {
-		c := s[i]
-		if plainStringByte[c] {
-			i++
-			continue
+	for {
+		// Plain ASCII 8 bytes at a time; stop at the word's first other byte.
+		for i+8 <= len(s) {
+			if m := nonPlainBytes(load64(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
 		}
-		switch {
+		for i < len(s) && plainStringByte[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			return "", 0, ErrCtrlChar // unterminated: PHP hits its NUL terminator
+		}
+		switch c := s[i]; {
 		case c == '"':
-			d.pos = i + 1
-			return s[start:i], nil
+			return s[start:i], i + 1, nil
 		case c == '\\':
 			return d.scanEscapedString(start, i)
 		case c < 0x20:
-			return "", ErrCtrlChar
-		case c < 0x80:
-			i++
-		default:
+			return "", 0, ErrCtrlChar
+		default: // c >= 0x80: plainStringByte covers the rest of ASCII
 			_, size := decodeRune(s, i)
 			if size == 0 {
-				return "", ErrUTF8
+				return "", 0, ErrUTF8
 			}
 			i += size
 		}
 	}
-	return "", ErrCtrlChar // unterminated: PHP hits its NUL terminator
+}
+
+// load64 returns s[i:i+8] as a little-endian word (one load once the
+// compiler merges the byte loads).
+func load64(s string, i int) uint64 {
+	w := s[i : i+8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+// nonPlainBytes returns 0 when all 8 bytes of w are plain string bytes
+// (plainStringByte). Otherwise its lowest set bit is the top bit of the
+// first byte that is not: '"', '\\', below 0x20 or from 0x80. (Higher set
+// bits may be false alarms: a subtraction borrows only out of a byte that
+// is itself flagged, so the lowest flag is always exact.)
+//
+// Per byte b: b-0x20 has its top bit set when b < 0x20 or b >= 0xA0; for
+// q = b^'"', q-1 has it when b == '"' or b >= 0x80 (q >= 0x81); likewise
+// for '\\'; and b itself when b >= 0x80.
+func nonPlainBytes(w uint64) uint64 {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	return ((w - ones*0x20) | (quote - ones) | (backslash - ones) | w) & tops
 }
 
 // scanEscapedString continues scanString from the first backslash at i,
-// unescaping into d.buf.
-func (d *decoder) scanEscapedString(start, i int) (string, error) {
+// unescaping into the scratch buffer.
+func (d *decoder) scanEscapedString(start, i int) (string, int, error) {
 	s := d.src
-	buf := append(d.buf[:0], s[start:i]...)
+	sc := d.scratch()
+	buf := append(sc.buf[:0], s[start:i]...)
 	for i < len(s) {
 		c := s[i]
 		switch {
 		case c == '"':
-			d.pos = i + 1
-			d.buf = buf
-			return string(buf), nil
+			sc.buf = buf
+			return string(buf), i + 1, nil
 		case c == '\\':
 			if i+1 >= len(s) {
-				return "", ErrSyntax
+				return "", 0, ErrSyntax
 			}
 			switch s[i+1] {
 			case '"', '\\', '/':
@@ -91,30 +124,30 @@ func (d *decoder) scanEscapedString(start, i int) (string, error) {
 			case 'u':
 				r, n, err := unicodeEscape(s, i)
 				if err != nil {
-					return "", err
+					return "", 0, err
 				}
 				buf = utf8.AppendRune(buf, r)
 				i += n
 				continue
 			default:
-				return "", ErrSyntax
+				return "", 0, ErrSyntax
 			}
 			i += 2
 		case c < 0x20:
-			return "", ErrCtrlChar
+			return "", 0, ErrCtrlChar
 		case c < 0x80:
 			buf = append(buf, c)
 			i++
 		default:
 			_, size := decodeRune(s, i)
 			if size == 0 {
-				return "", ErrUTF8
+				return "", 0, ErrUTF8
 			}
 			buf = append(buf, s[i:i+size]...)
 			i += size
 		}
 	}
-	return "", ErrCtrlChar
+	return "", 0, ErrCtrlChar
 }
 
 // unicodeEscape decodes the \uXXXX escape at s[i:] (and its low surrogate

@@ -1,0 +1,239 @@
+package phpjson
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sameDecode reports whether two decoded values are the same in every
+// detail the decoder sets: types, float bits (so -0.0 differs from 0.0),
+// key order, and each array's next free int key.
+func sameDecode(a, b Value) bool {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y)
+	case *Array:
+		y, ok := b.(*Array)
+		if !ok || x.Len() != y.Len() || x.nextInt != y.nextInt {
+			return false
+		}
+		for i := range x.keys {
+			if x.keys[i] != y.keys[i] || !sameDecode(x.vals[i], y.vals[i]) {
+				return false
+			}
+		}
+		for k, i := range x.index {
+			if x.keys[i] != k {
+				return false
+			}
+		}
+		return true
+	}
+	return Identical(a, b)
+}
+
+// checkFastAgainstIterative fails when DecodeDepth (the fast parser where
+// it applies) and the iterative parser alone disagree on in at any depth
+// limit. The iterative parser's own semantics are PHP's by the
+// conformance corpus and FuzzDecode; the number scanner both share is
+// checked against strconv by checkNumbers.
+func checkFastAgainstIterative(t *testing.T, in []byte) {
+	t.Helper()
+	for _, depth := range []int{DefaultDepth, DefaultDepth - 1, 3, 0} {
+		want, wantErr := decodeIterative(in, depth)
+		got, gotErr := DecodeDepth(in, depth)
+		if gotErr != wantErr || !sameDecode(got, want) {
+			t.Fatalf("depth %d, input %q:\n got %#v, %v\nwant %#v, %v", depth, in, got, gotErr, want, wantErr)
+		}
+	}
+	checkNumbers(t, in)
+}
+
+// checkNumbers checks every float the number scanner reads from in
+// (tried at each offset) against strconv.ParseFloat, bit for bit: the
+// exact shortcut (exactFloat) must round as the full parse does.
+func checkNumbers(t *testing.T, in []byte) {
+	t.Helper()
+	s := string(in)
+	for start := range len(s) {
+		v, next, ok := scanNumber(s, start)
+		f, isFloat := v.(float64)
+		if !ok || !isFloat {
+			continue
+		}
+		want, err := strconv.ParseFloat(s[start:next], 64)
+		if ne, isNum := err.(*strconv.NumError); err != nil && (!isNum || ne.Err != strconv.ErrRange) {
+			t.Fatalf("scanNumber accepted %q, strconv: %v", s[start:next], err)
+		}
+		if math.Float64bits(f) != math.Float64bits(want) {
+			t.Fatalf("%q: scanNumber %v (%#x), strconv %v (%#x)", s[start:next], f, math.Float64bits(f), want, math.Float64bits(want))
+		}
+	}
+}
+
+// decodeIterative is DecodeDepth without the fast parser.
+func decodeIterative(in []byte, maxDepth int) (Value, error) {
+	if len(in) == 0 {
+		return nil, ErrSyntax
+	}
+	d := &decoder{src: string(in), maxDepth: maxDepth}
+	return d.parse()
+}
+
+// referenceSeeds exercise the fast paths: 8-byte string scanning around
+// every special byte at every offset, the exact float path and its limits.
+func referenceSeeds() []string {
+	seeds := []string{
+		`{"type":"page.saved","n":12345,"ratio":6172.5,"path":"/a/b/c"}`,
+		`{"title":"Record number 12345","kind":"k5","tag":"t45","n":12345,"body":"A short body of text for the benchmark."}`,
+		string(benchRecord),
+		`[0.1,-0.0,0e5,1e22,1e23,123456789012345.6,1234567890123456,9007199254740993.0,1.5e-22,1.5e-23,-2.5E+3,0.000000000000000000001,1e999,1e-999,4.9e-324,1.7976931348623157e308]`,
+		`[1.0e0000,1e0001,12e-0022,0.1e1,100000000000000000000000.0]`,
+		`{"a":1,"a":2,"1":3,"-1":4,"01":5,"":6,"-":7}`,
+		" { \"k\" : [ 1 , 2 ] , \"m\" : { } } \n",
+		strings.Repeat("[", 31) + strings.Repeat("]", 31),
+		strings.Repeat("[", 32) + strings.Repeat("]", 32),
+		strings.Repeat("[", 33) + "1" + strings.Repeat("]", 33),
+		strings.Repeat(`{"a":`, 40) + "1" + strings.Repeat("}", 40),
+		`[` + strings.Repeat(`1,`, 40) + `{"k":[` + strings.Repeat(`"v",`, 20) + `2]}]`,
+		`{` + strings.Repeat(`"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,`, 3) + `"a":10,"z":[]}`,
+		`{"x" 1}`, `{"x":1,}`, `[1,]`, `{"a":1]`, `[1}`, `{,}`, `{"a"`, `"abc`, `-`, `01`, `1.`, `1e`, `[tru]`,
+	}
+	var wide strings.Builder // > fastInline members, duplicates on both sides of the spill
+	wide.WriteString(`{"k3":0`)
+	for i := range 20 {
+		fmt.Fprintf(&wide, `,"k%d":[%d,{"n":%d}]`, i, i, i)
+	}
+	wide.WriteString(`,"k3":"again","k19":"again","5":5,"k20":1}`)
+	seeds = append(seeds, wide.String(), "[\n"+strings.Repeat(` 1.5 ,`, 40)+"\t[]]")
+	for _, special := range []string{`"`, `\`, `\n`, `\u00e9`, `\ud83d\ude00`, "\x01", "\x7f", "é", "\xff", "\xe2\x82", "😀"} {
+		for off := 0; off < 18; off++ {
+			pad := strings.Repeat("a", off)
+			body := pad + special + "tail-bytes"
+			seeds = append(seeds, `["`+body+`"]`, `{"`+body+`":1}`, `"`+pad+special)
+		}
+	}
+	return seeds
+}
+
+func TestFastDecodeAgreesWithIterative(t *testing.T) {
+	for _, s := range referenceSeeds() {
+		checkFastAgainstIterative(t, []byte(s))
+	}
+}
+
+func FuzzFastDecodeAgainstIterative(f *testing.F) {
+	for _, s := range referenceSeeds() {
+		f.Add([]byte(s))
+	}
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(checkFastAgainstIterative)
+}
+
+// TestNonPlainBytes checks the 8-byte string scan against the byte table
+// for every byte value at every position of a word, and with every pair
+// of positions holding the same non-plain byte.
+func TestNonPlainBytes(t *testing.T) {
+	firstNonPlain := func(w [8]byte) int {
+		for i, c := range w {
+			if !plainStringByte[c] {
+				return i
+			}
+		}
+		return 8
+	}
+	check := func(w [8]byte) {
+		s := string(w[:])
+		m := nonPlainBytes(load64(s, 0))
+		got := 8
+		if m != 0 {
+			got = int(bitsTrailingZeros(m) / 8)
+		}
+		if want := firstNonPlain(w); got != want {
+			t.Fatalf("%q: first non-plain byte %d, want %d", s, got, want)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 8; pos++ {
+			for _, fill := range []byte{'a', ' ', '~', '!', '#', '[', ']'} {
+				var w [8]byte
+				for i := range w {
+					w[i] = fill
+				}
+				w[pos] = byte(c)
+				check(w)
+				for pos2 := pos + 1; pos2 < 8; pos2++ {
+					w2 := w
+					w2[pos2] = byte(c)
+					check(w2)
+					for c2 := 0; c2 < 256; c2 += 7 {
+						w2[pos2] = byte(c2)
+						check(w2)
+					}
+				}
+			}
+		}
+	}
+}
+
+func bitsTrailingZeros(m uint64) int {
+	n := 0
+	for m&1 == 0 {
+		m >>= 1
+		n++
+	}
+	return n
+}
+
+// TestDecodeAllocations pins the allocations of a typical record's data:
+// the input copy, the array, one box per string and per number >= 256,
+// and nothing for the parse itself (no scratch is taken from the pool
+// when there are no escapes and no container wider than fastInline).
+func TestDecodeAllocations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation counts")
+	}
+	got := testing.AllocsPerRun(200, func() {
+		if _, err := DecodeDepth(logData, DefaultDepth-1); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// logData: copy, array, "page.saved", "/a/b/c", 12345, 6172.5.
+	if got > 6 {
+		t.Errorf("DecodeDepth(logData): %v allocations, want 6", got)
+	}
+}
+
+// BenchmarkDecodeFastVsIterative runs the iterative parser alone and
+// DecodeDepth (the fast parser) on the same inputs in one process, so
+// that a loaded machine does not skew the comparison.
+func BenchmarkDecodeFastVsIterative(b *testing.B) {
+	decoders := []struct {
+		name   string
+		decode func([]byte, int) (Value, error)
+	}{{"iterative", decodeIterative}, {"fast", DecodeDepth}}
+	inputs := []struct {
+		name string
+		in   []byte
+	}{{"Record", benchRecord}, {"LogData", logData}, {"StoreData", storeData}}
+	for _, in := range inputs {
+		for _, dec := range decoders {
+			b.Run(in.name+"/"+dec.name, func(b *testing.B) {
+				b.ReportAllocs()
+				start := processCPU()
+				for b.Loop() {
+					if _, err := dec.decode(in.in, DefaultDepth-1); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, start)
+			})
+		}
+	}
+}
