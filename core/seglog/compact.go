@@ -63,22 +63,28 @@ func (l *Log) compactLocked() error {
 	for _, id := range removed {
 		l.state.remove(id)
 	}
+	hint := 0
 	for _, o := range cw.outputs {
 		seg := l.segs.id(o.name)
 		o.stats.sparse = nil
 		l.stats[seg] = o.stats
 		for _, m := range o.moved {
-			l.state.move(m.id, seg, m.off)
+			l.state.moveNear(m.id, seg, m.off, &hint)
 		}
 	}
 	l.dropReaders()
 	return nil
 }
 
-// compactWriter produces the compaction outputs of one run. A full output
-// is finished (fsync, close, idx file) in the background while the next one
-// is written; finish waits for all of them, so every output is durable
-// before the manifest that references them is written.
+// compactWriter produces the compaction outputs of one run. An output is
+// buffered in memory, and once full it is finished in the background
+// (create, write, fsync, close, idx file) while the next one is filled;
+// finish waits for all of them, so every output is durable before the
+// manifest that references them is written. Outputs larger than
+// bulkFlushBytes are created and written in chunks as they fill, as PHP
+// does. Until that manifest no file of the run is referenced, so the
+// order in which outputs reach the disk does not matter to a crash: the
+// next open deletes them all.
 type compactWriter struct {
 	l       *Log
 	token   string
@@ -99,7 +105,7 @@ const maxFinishing = 4
 
 type compactOutput struct {
 	name  string
-	f     *os.File
+	f     *os.File // nil until created (finish, or a bulkFlushBytes flush)
 	pos   int64
 	buf   []byte
 	stats *segStats
@@ -197,7 +203,7 @@ func (cw *compactWriter) write(id string, line []byte) error {
 	o.buf = append(o.buf, line...)
 	o.pos += int64(len(line))
 	if len(o.buf) >= bulkFlushBytes {
-		if err := o.flush(); err != nil {
+		if err := o.flush(cw.l.segDir); err != nil {
 			return err
 		}
 	}
@@ -219,17 +225,22 @@ func (cw *compactWriter) openNext() error {
 		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 			continue
 		}
-		f, err := fsutil.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
-		if err != nil {
-			return &SegmentOpenError{File: name, Err: err}
-		}
-		cw.cur = &compactOutput{name: name, f: f, stats: newSegStats(cw.l.opts.SparseIndexInterval)}
+		cw.cur = &compactOutput{name: name, stats: newSegStats(cw.l.opts.SparseIndexInterval)}
 		cw.outputs = append(cw.outputs, cw.cur)
 		return nil
 	}
 }
 
-func (o *compactOutput) flush() error {
+// flush creates the output file if needed (O_RDWR|O_CREAT, as PHP opens
+// it) and writes the buffered lines.
+func (o *compactOutput) flush(segDir string) error {
+	if o.f == nil {
+		f, err := fsutil.OpenFile(segDir+"/"+o.name, os.O_RDWR|os.O_CREATE, 0o666)
+		if err != nil {
+			return &SegmentOpenError{File: o.name, Err: err}
+		}
+		o.f = f
+	}
 	if len(o.buf) == 0 {
 		return nil
 	}
@@ -238,22 +249,19 @@ func (o *compactOutput) flush() error {
 	return err
 }
 
-// finishCurrent flushes the current output and hands it to a background
-// finisher.
+// finishCurrent hands the current output to a background finisher.
 func (cw *compactWriter) finishCurrent() error {
 	o := cw.cur
 	cw.cur = nil
-	if err := o.flush(); err != nil {
-		return err
-	}
 	o.stats.end = o.pos
-	idxPath := cw.l.segDir + "/" + indexNameFor(o.name)
+	segDir := cw.l.segDir
+	idxPath := segDir + "/" + indexNameFor(o.name)
 	cw.l.sparse.invalidate(idxPath)
 	cw.slots <- struct{}{}
 	cw.finishing.Add(1)
 	go func() {
 		defer func() { <-cw.slots; cw.finishing.Done() }()
-		if err := o.finish(idxPath); err != nil {
+		if err := o.finish(segDir, idxPath); err != nil {
 			cw.errMu.Lock()
 			if cw.finishErr == nil {
 				cw.finishErr = err
@@ -264,8 +272,15 @@ func (cw *compactWriter) finishCurrent() error {
 	return nil
 }
 
-// finish fsyncs and closes a flushed output and writes its idx file.
-func (o *compactOutput) finish(idxPath string) error {
+// finish writes what is buffered of an output (creating it if needed),
+// fsyncs and closes it, and writes its idx file.
+func (o *compactOutput) finish(segDir, idxPath string) error {
+	if err := o.flush(segDir); err != nil {
+		if o.f != nil {
+			o.f.Close()
+		}
+		return err
+	}
 	f := o.f
 	o.f = nil
 	if err := f.Sync(); err != nil {

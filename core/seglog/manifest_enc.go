@@ -16,11 +16,14 @@ type manifestEncoder struct {
 	list *phpjson.Array
 	n    int
 	json []byte
+	out  []byte // the last document returned by encode's fast path
 }
 
 func (e *manifestEncoder) reset() { e.list, e.n, e.json = nil, 0, e.json[:0] }
 
-// encode is encodeManifest(doc). The fast path needs a document with only
+// encode is encodeManifest(doc). The result is valid until the next call
+// (the fast path reuses its buffer: a roll's manifest is written before
+// the next roll encodes). The fast path needs a document with only
 // string keys and a "sealed" list of flat entries (scalar values only, so
 // that each encodes alone exactly as it does nested); anything else is
 // encoded in full.
@@ -52,8 +55,7 @@ func (e *manifestEncoder) encode(doc *phpjson.Array) ([]byte, error) {
 		}
 		e.n++
 	}
-	out := make([]byte, 0, len(e.json)+256)
-	out = append(out, '{')
+	out := append(e.out[:0], '{')
 	keys, members := doc.Keys(), doc.Values()
 	for i, k := range keys {
 		if i > 0 {
@@ -74,7 +76,8 @@ func (e *manifestEncoder) encode(doc *phpjson.Array) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return append(out, '}', '\n'), nil
+	e.out = append(out, '}', '\n')
+	return e.out, nil
 }
 
 // stringKeysOnly reports whether a is non-empty and every key is a string

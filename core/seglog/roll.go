@@ -19,10 +19,11 @@ func (l *Log) rollLocked() error {
 }
 
 // rollPlan is a roll in flight. PHP's steps are idx file, new active file,
-// manifest (temp, fsync, rename, directory fsync); the idx file and the
-// manifest's temp file are written and fsynced concurrently (with the
-// sealed segment's own fsync, when the caller overlaps it), and only the
-// manifest's rename, the commit point, waits for all of them. A crash
+// manifest (temp, fsync, rename, directory fsync); the idx file on one
+// goroutine and the new active file then the manifest's temp file on
+// another are written and fsynced concurrently (with the sealed segment's
+// own fsync, when the caller overlaps it), and only the manifest's rename,
+// the commit point, waits for all of them. A crash
 // before it leaves what a PHP crash before its manifest write leaves (an
 // idx file, an empty orphan seg-N, possibly a temp file), after it the
 // same files as PHP's roll.
@@ -30,21 +31,23 @@ type rollPlan struct {
 	name    string // segment being sealed
 	seg     int32
 	st      *segStats
-	newName string   // the new active segment
-	newFile *os.File // it, created empty, open read-write
+	newName string    // the new active segment
+	newFile *os.File  // it, created empty, open read-write (set by wait)
+	man     *manifest // the manifest being written
 
 	idxDone chan error
 	manDone chan preparedManifest
 }
 
 type preparedManifest struct {
-	file *fsutil.PreparedFile
-	err  error
+	newFile *os.File // the new active segment, once created
+	file    *fsutil.PreparedFile
+	err     error
 }
 
-// prepareRoll starts a roll: the sealed segment's idx file and the new
-// manifest's temp file are being written when it returns, and the next
-// free seg-N exists. l.man.doc already describes the rolled state; a
+// prepareRoll starts a roll: the sealed segment's idx file, the next free
+// seg-N and the new manifest's temp file are being written when it
+// returns. l.man.doc already describes the rolled state; a
 // failed roll forgets it (the next refresh re-reads the manifest). nil
 // plan: nothing to seal.
 func (l *Log) prepareRoll() (*rollPlan, error) {
@@ -87,13 +90,6 @@ func (l *Log) prepareRoll() (*rollPlan, error) {
 		next++
 	}
 	p.newName = segmentName(next)
-	f, err := fsutil.OpenFile(l.segDir+"/"+p.newName, os.O_RDWR|os.O_CREATE, 0o666)
-	if err != nil {
-		p.manDone <- preparedManifest{}
-		p.abort(l)
-		return nil, &SegmentOpenError{File: p.newName, Err: err}
-	}
-	p.newFile = f
 
 	doc := l.man.doc
 	list := l.man.sealedList
@@ -101,26 +97,35 @@ func (l *Log) prepareRoll() (*rollPlan, error) {
 		list = phpjson.NewArray(1)
 		doc.SetString("sealed", list)
 	}
-	list.Append(sealedObj(name, st, false))
+	sealed, active := sealedObj(name, st, false), newActiveObj(p.newName)
+	list.Append(sealed)
 	doc.SetString("nextSegment", next+1)
-	doc.SetString("active", newActiveObj(p.newName))
+	doc.SetString("active", active)
+	p.man = l.man.afterRoll(list, sealed, active, next+1)
 	content, err := l.manEnc.encode(doc)
 	if err != nil {
 		p.manDone <- preparedManifest{}
 		p.abort(l)
 		return nil, err
 	}
-	go func() {
+	go func(newName string) {
+		f, err := fsutil.OpenFile(l.segDir+"/"+newName, os.O_RDWR|os.O_CREATE, 0o666)
+		if err != nil {
+			p.manDone <- preparedManifest{err: &SegmentOpenError{File: newName, Err: err}}
+			return
+		}
 		pf, err := fsutil.PrepareAtomic(l.dir+"/"+manifestName, content)
-		p.manDone <- preparedManifest{file: pf, err: err}
-	}()
+		p.manDone <- preparedManifest{newFile: f, file: pf, err: err}
+	}(p.newName)
 	return p, nil
 }
 
-// wait waits for the idx file and the manifest's temp file.
+// wait waits for the idx file, the new segment and the manifest's temp
+// file (once: abort and commitRoll each call it at most once).
 func (p *rollPlan) wait() (*fsutil.PreparedFile, error) {
 	idxErr := <-p.idxDone
 	pm := <-p.manDone
+	p.newFile = pm.newFile
 	if idxErr != nil {
 		if pm.file != nil {
 			pm.file.Abort()
@@ -151,11 +156,13 @@ func (l *Log) commitRoll(p *rollPlan) error {
 		err = pf.Commit()
 	}
 	if err != nil {
-		p.newFile.Close()
+		if p.newFile != nil {
+			p.newFile.Close()
+		}
 		l.manStat = fileStamp{}
 		return err
 	}
-	l.man = manifestFromDoc(l.man.doc)
+	l.man = p.man
 	l.manStat, _ = stampOf(l.dir + "/" + manifestName)
 	l.stats[p.seg] = p.st
 	p.st.sparse = nil

@@ -190,6 +190,25 @@ func (s *stateIndex) move(id string, seg int32, off int64) {
 	}
 }
 
+// moveNear is move for ids given mostly in increasing order (a compaction
+// output's lines); hint is the caller's, as for idTable.getNear. A run
+// slot is updated where it is found, without the second search of move.
+func (s *stateIndex) moveNear(id string, seg int32, off int64, hint *int) {
+	k, ok := parseIDKey(id)
+	if !ok || s.uuids.afterRun(&k) {
+		s.move(id, seg, off)
+		return
+	}
+	slot := s.uuids.nearRun(&k, hint)
+	if slot == nil {
+		s.move(id, seg, off) // in the hash part
+		return
+	}
+	if slot.used {
+		slot.seg, slot.off = seg, off
+	}
+}
+
 // remove forgets id entirely (compaction of a tombstone).
 func (s *stateIndex) remove(id string) {
 	loc, ok := s.lookupString(id)
