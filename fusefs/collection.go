@@ -228,7 +228,15 @@ func (c *collectionNode) unlinkRecord(id string) syscall.Errno {
 		c.m.log.Printf("delete %s/%s: %v", c.rel, id, err)
 		return errnoOf(err, syscall.EIO)
 	}
+	c.noteSelfChange(s, id)
 	return 0
+}
+
+// noteSelfChange tells the watcher that record id is as this mount left
+// it, which the kernel already knows (selfchanges.go).
+func (c *collectionNode) noteSelfChange(s RecordStore, id string) {
+	fi, err := s.StatRecord(id)
+	c.m.self.note(c.rel, id, fi, err)
 }
 
 // orphanWriters detaches the open write handles of id (call under
@@ -382,6 +390,7 @@ func (c *collectionNode) putLocked(s RecordStore, id string, content []byte, tim
 			c.m.log.Printf("set times of %s/%s: %v", c.rel, id, err)
 		}
 	}
+	c.noteSelfChange(s, id)
 	return 0
 }
 

@@ -17,6 +17,7 @@ type mountState struct {
 
 	scratchSeq atomic.Uint64 // last scratch inode counter handed out
 	runNotify  func(func())  // runs kernel notifications; nil: a new goroutine (tests replace it)
+	self       selfChanges   // record files this mount just changed (for the watcher)
 
 	mu     sync.Mutex
 	stores map[string]*storeSlot   // collections by rel path

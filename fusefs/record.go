@@ -120,6 +120,7 @@ func (c *collectionNode) setRecordAttr(id string, f fs.FileHandle, in *fuse.SetA
 			if err != nil {
 				return errnoOf(err, syscall.EIO)
 			}
+			c.noteSelfChange(s, id)
 		}
 	}
 	return c.recordAttrOut(id, out)

@@ -84,6 +84,9 @@ type watchedDir struct {
 type invalidation struct {
 	mount string
 	name  string
+	// record is the record file behind name (a bucket's event), checked
+	// when sent: the mount's own changes are not sent (selfchanges.go).
+	record string
 }
 
 func startWatcher(m *mountState, root *fs.Inode) (*watcher, error) {
@@ -131,11 +134,21 @@ func (w *watcher) add(dir string, d watchedDir) {
 // watched below it, so a directory recreated at that path is watched again
 // and the map does not grow with every directory ever seen. A renamed
 // directory's watch would follow its inode elsewhere: it is removed too.
+//
+// Every watched directory's parent is watched (watches are added top
+// down), so when gone is not watched nothing below it is: the common case
+// (a record or temp file renamed or removed) costs one map lookup, not a
+// pass over every watched directory.
 func (w *watcher) forget(gone string) {
 	w.mu.Lock()
+	if _, watched := w.dirs[gone]; !watched {
+		w.mu.Unlock()
+		return
+	}
 	var drop []string
+	below := gone + "/"
 	for dir := range w.dirs {
-		if dir == gone || strings.HasPrefix(dir, gone+"/") {
+		if dir == gone || strings.HasPrefix(dir, below) {
 			drop = append(drop, dir)
 			delete(w.dirs, dir)
 		}
@@ -312,7 +325,7 @@ func (w *watcher) handle(ev fsnotify.Event) {
 		}
 	case roleBucket:
 		if _, ok := recordID(name); ok {
-			w.queue(invalidation{mount: d.mount, name: name})
+			w.queue(invalidation{mount: d.mount, name: name, record: ev.Name})
 		}
 	case roleLog:
 		switch name {
@@ -387,6 +400,15 @@ func (w *watcher) notifyLoop() {
 // send notifies the kernel. Errors are expected and ignored: the kernel
 // may not know the entry (ENOENT) or may have forgotten the node.
 func (w *watcher) send(inv invalidation) {
+	if inv.record != "" {
+		// Checked now, after the coalescing delay: the mount notes its
+		// change only once the store has returned (after the rename's
+		// event).
+		id, _ := recordID(inv.name)
+		if fi, err := os.Lstat(inv.record); w.m.self.matches(inv.mount, id, fi, err) {
+			return // the mount's own change: the kernel knows it already
+		}
+	}
 	node := w.node(inv.mount)
 	if node == nil {
 		return
