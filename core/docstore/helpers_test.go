@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"storhfs/core/phpjson"
+	"storhfs/core/uuidv7"
 )
 
 // obj builds a PHP array from alternating names and values.
@@ -43,3 +44,18 @@ const (
 	id2 = "018fbbf0-de20-7d70-a07e-aee1d00381d3"
 	id3 = "018fbbf0-e208-7f76-aeea-f2e276baad04"
 )
+
+// sequentialIDs returns n UUIDv7 ids one millisecond apart, in id order.
+func sequentialIDs(t testing.TB, n int) []string {
+	t.Helper()
+	gen := uuidv7.NewGenerator(nil, nil)
+	ids := make([]string, n)
+	for i := range ids {
+		id, err := gen.NewAt(1700000000000 + int64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = id
+	}
+	return ids
+}

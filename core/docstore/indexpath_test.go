@@ -11,7 +11,6 @@ import (
 	"storhfs/core/docindex"
 	"storhfs/core/phpjson"
 	"storhfs/core/query"
-	"storhfs/core/uuidv7"
 )
 
 // indexedStore writes n records directly (kind k<i%3>, tag t<i%5>, z a
@@ -20,14 +19,8 @@ func indexedStore(t *testing.T, n int) (*Store, []string) {
 	t.Helper()
 	root := t.TempDir()
 	s := openStore(t, root)
-	gen := uuidv7.NewGenerator(nil, nil)
-	ids := make([]string, n)
-	for i := range ids {
-		id, err := gen.NewAt(1700000000000 + int64(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[i] = id
+	ids := sequentialIDs(t, n)
+	for i, id := range ids {
 		data := obj("kind", fmt.Sprintf("k%d", i%3), "tag", fmt.Sprintf("t%d", i%5), "i", i)
 		if i%2 == 0 {
 			data.SetString("z", math.Copysign(0, float64(1-i%4)))

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/uuidv7"
 	"storhfs/shard"
 )
 
@@ -122,15 +121,9 @@ func TestReadAheadMatchesSequential(t *testing.T) {
 // order.
 func prefetchStore(t *testing.T, s *Store, n int) []string {
 	t.Helper()
-	gen := uuidv7.NewGenerator(nil, nil)
-	ids := make([]string, n)
-	for i := range ids {
-		id, err := gen.NewAt(1700000000000 + int64(i))
-		if err != nil {
-			t.Fatal(err)
-		}
+	ids := sequentialIDs(t, n)
+	for i, id := range ids {
 		writeRecordFile(t, s, id, recordBytes(t, id, i))
-		ids[i] = id
 	}
 	return ids
 }
