@@ -476,14 +476,16 @@ func (c *collectionNode) recordAttrOut(id string, out *fuse.AttrOut) syscall.Err
 // the tree when there is one (a lookup after the entry timeout), else a
 // new one.
 func (c *collectionNode) recordInode(ctx context.Context, name, id string) *gofs.Inode {
-	ino := recordIno(c.rel, id)
-	if child := c.GetChild(name); child != nil && child.StableAttr().Ino == ino {
+	if child := c.GetChild(name); child != nil {
+		// A scratch node renamed onto the name is not reused. A record
+		// node of this collection and id has its inode number: rel and
+		// id are fixed for a node's life.
 		if r, ok := child.Operations().(*recordNode); ok && r.c == c && r.id == id {
 			return child
 		}
 	}
 	return c.NewInode(ctx, &recordNode{c: c, id: id},
-		gofs.StableAttr{Mode: syscall.S_IFREG, Ino: ino})
+		gofs.StableAttr{Mode: syscall.S_IFREG, Ino: recordIno(c.rel, id)})
 }
 
 func (c *collectionNode) scratchInode(ctx context.Context, sf *scratchFile) *gofs.Inode {
