@@ -309,11 +309,8 @@ func (sc *scratch) addMember(f *frame, k Key, v Value) {
 		f.dups[k] = n
 	} else {
 		members := sc.keys[f.start:]
-		for i := range members {
-			if members[i] == k {
-				sc.vals[f.start+i] = v
-				return
-			}
+		if replaceDup(members, sc.vals[f.start:], k, v) {
+			return
 		}
 		if n+1 > dupLinearLimit {
 			f.dups = make(map[Key]int, 2*dupLinearLimit)
@@ -325,6 +322,18 @@ func (sc *scratch) addMember(f *frame, k Key, v Value) {
 	}
 	sc.keys = append(sc.keys, k)
 	sc.vals = append(sc.vals, v)
+}
+
+// replaceDup stores v over the member keyed k, if there is one (a linear
+// search: members are few).
+func replaceDup(keys []Key, vals []Value, k Key, v Value) bool {
+	for i := range keys {
+		if keys[i] == k {
+			vals[i] = v
+			return true
+		}
+	}
+	return false
 }
 
 // closeFrame pops the innermost container and returns it as an *Array.

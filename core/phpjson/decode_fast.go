@@ -140,17 +140,6 @@ func (d *decoder) fastContainer(pos, depth int, object bool) (*Array, int, bool)
 	}
 }
 
-// replaceDup stores v over the member keyed k, if there is one.
-func replaceDup(keys []Key, vals []Value, k Key, v Value) bool {
-	for i := range keys {
-		if keys[i] == k {
-			vals[i] = v
-			return true
-		}
-	}
-	return false
-}
-
 // spillMember adds a member to a container whose members are in the
 // scratch (f.start >= 0), as afterValue does.
 func (sc *scratch) spillMember(f *frame, k Key, v Value) {
