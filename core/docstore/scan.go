@@ -2,11 +2,11 @@ package docstore
 
 import (
 	"errors"
-	"runtime"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"storhfs/core/readahead"
 	"storhfs/shard"
 )
 
@@ -27,12 +27,6 @@ const (
 	scanWindow = 64
 	getWindow  = 16
 )
-
-// readWorkers is the number of goroutines reading record files, the
-// consumer included: one per core, at most 4; below 2 the reads run inline.
-func readWorkers() int {
-	return min(runtime.GOMAXPROCS(0), 4)
-}
 
 // scanRecords calls fn, in id order, for every record file with an id >
 // after that keep(id) accepts (keep returning stop=true ends the walk),
@@ -64,7 +58,7 @@ func (s *Store) scanRecordsWith(after string, keep func(id string) (ok, stop boo
 			return visit(r)
 		})
 	}
-	return readAhead(walk, scanWindow, load, fn)
+	return stopIsNil(readahead.Run(walk, scanWindow, load, fn))
 }
 
 // loadScanned reads r's file (loadRecord).
@@ -83,7 +77,7 @@ func getScanned(r *scanned) {
 // GetEach calls fn, in the order of ids, with the record of each id as Get
 // returns it, nil when missing or when the id is not a valid UUIDv7 (no
 // record can have it; Get would refuse it with an error), reading a few
-// records ahead (getWindow) on readWorkers goroutines. fn returning ErrStop
+// records ahead (getWindow) on readahead.Workers goroutines. fn returning ErrStop
 // or shard.ErrStop ends it without error.
 func (s *Store) GetEach(ids []string, fn func(id string, rec *Record) error) error {
 	data := s.openDataDir()
@@ -102,13 +96,22 @@ func (s *Store) GetEach(ids []string, fn func(id string, rec *Record) error) err
 		}
 		return nil
 	}
-	err := readAhead(walk, getWindow, getScanned, func(r *scanned) error {
+	err := stopIsNil(readahead.Run(walk, getWindow, getScanned, func(r *scanned) error {
 		if r.err != nil {
 			return r.err
 		}
 		return fn(r.id, r.rec)
-	})
+	}))
 	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}
+
+// stopIsNil maps shard.ErrStop, the walks' and callbacks' way to end a
+// scan early, to nil.
+func stopIsNil(err error) error {
+	if errors.Is(err, shard.ErrStop) {
 		return nil
 	}
 	return err

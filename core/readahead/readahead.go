@@ -1,11 +1,12 @@
-package docstore
+// Package readahead runs an ordered prefetch: items produced by a walk are
+// loaded ahead on several goroutines and delivered in walk order.
+package readahead
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
-
-	"storhfs/shard"
 )
 
 // Ordered prefetch: the consumer's goroutine runs the walk and publishes
@@ -35,7 +36,7 @@ type prefetchSlot[T any] struct {
 	done atomic.Bool
 }
 
-// prefetcher is the state of one readAhead call.
+// prefetcher is the state of one Run call.
 type prefetcher[T any] struct {
 	load  func(*T)
 	slots []prefetchSlot[T]
@@ -55,21 +56,39 @@ type prefetcher[T any] struct {
 	consumerWake    chan struct{} // cap 1: a loader finished an item
 }
 
-// readAhead calls fn for every item that walk visits, in walk order, with
-// load already applied to it; fn must not retain its argument. Up to
-// window items past the one fn sees are loaded ahead by readWorkers()-1
-// helper goroutines and by the caller. fn returning shard.ErrStop ends the
-// walk without error; other errors from fn or walk are returned (items
-// visited before a walk error are still delivered). Helpers have exited
-// when readAhead returns.
-func readAhead[T any](walk func(visit func(T) error) error, window int, load func(*T), fn func(*T) error) error {
-	helpers := readWorkers() - 1
+// ErrStopped is what visit returns once fn has failed: the walk should
+// return (it may return ErrStopped or anything else; Run then reports
+// fn's error).
+var ErrStopped = errors.New("readahead: stopped")
+
+// Workers is the number of goroutines Run loads items on, the caller
+// included: one per core, at most 4; below 2 the loads run inline.
+func Workers() int {
+	return min(runtime.GOMAXPROCS(0), 4)
+}
+
+// Run calls fn for every item that walk visits, in walk order, with load
+// already applied to it; fn must not retain its argument. Up to window
+// items past the one fn sees are loaded ahead by Workers()-1 helper
+// goroutines and by the caller; load must be safe to run concurrently on
+// distinct items. The first error from fn ends the walk and is returned;
+// otherwise walk's error is returned, after every item visited before it
+// was delivered. Helpers have exited when Run returns.
+func Run[T any](walk func(visit func(T) error) error, window int, load func(*T), fn func(*T) error) error {
+	helpers := Workers() - 1
 	if helpers < 1 {
-		err := walk(func(it T) error {
+		var fnErr error
+		walkErr := walk(func(it T) error {
 			load(&it)
-			return fn(&it)
+			if fnErr = fn(&it); fnErr != nil {
+				return ErrStopped
+			}
+			return nil
 		})
-		return stopIsNil(err)
+		if fnErr != nil {
+			return fnErr
+		}
+		return walkErr
 	}
 	p := &prefetcher[T]{
 		load:         load,
@@ -84,28 +103,21 @@ func readAhead[T any](walk func(visit func(T) error) error, window int, load fun
 	walkErr := walk(func(it T) error {
 		if p.tail.Load()-p.head == int64(len(p.slots)) {
 			if fnErr = p.deliver(fn); fnErr != nil {
-				return shard.ErrStop
+				return ErrStopped
 			}
 		}
 		p.publish(it)
 		return nil
 	})
 	if fnErr != nil {
-		return stopIsNil(fnErr)
+		return fnErr
 	}
 	for p.head < p.tail.Load() {
 		if err := p.deliver(fn); err != nil {
-			return stopIsNil(err)
+			return err
 		}
 	}
-	return stopIsNil(walkErr)
-}
-
-func stopIsNil(err error) error {
-	if errors.Is(err, shard.ErrStop) {
-		return nil
-	}
-	return err
+	return walkErr
 }
 
 // publish makes it the next item to load (the ring has a free slot).
@@ -230,7 +242,7 @@ func (p *prefetcher[T]) help() {
 }
 
 // stopHelpers ends the helpers and waits for them (each finishes the item
-// it is loading; nothing is loaded after readAhead returns).
+// it is loading; nothing is loaded after Run returns).
 func (p *prefetcher[T]) stopHelpers() {
 	close(p.shutdown)
 	p.wg.Wait()
