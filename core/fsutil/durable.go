@@ -74,8 +74,11 @@ func AppendDurable(path string, content []byte) error {
 }
 
 // FsyncDir opens dir read-only, fsyncs and closes it.
-func FsyncDir(dir string) error {
-	d, err := OpenFile(dir, os.O_RDONLY, 0)
+func FsyncDir(dir string) error { return FsyncPath(dir) }
+
+// FsyncPath opens a file or directory read-only, fsyncs and closes it.
+func FsyncPath(path string) error {
+	d, err := OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,12 @@
 package seglog
 
 import (
+	"bytes"
 	"os"
 	"syscall"
 	"time"
+
+	"storhfs/core/fsutil"
 )
 
 // fileStamp identifies one version of a file cheaply (size, mtime, inode).
@@ -68,7 +71,7 @@ func (l *Log) recoverFrom(m *manifest) error {
 			e.setStats(r.stats)
 		}
 	}
-	if err := l.writeManifest(m); err != nil {
+	if err := l.rewriteManifest(m); err != nil {
 		return err
 	}
 	l.segs, l.state, l.stats = segs, state, stats
@@ -89,12 +92,48 @@ func (l *Log) replayJobs(jobs []*segmentJob, state *stateIndex) error {
 // drops the roll encoder's cache, which must never outlive entries edited
 // in place (setStats).
 func (l *Log) writeManifest(m *manifest) error {
-	l.manEnc.reset()
 	if err := writeManifestDoc(l.dir, m.doc); err != nil {
+		l.manEnc.reset()
 		return err
 	}
+	l.adoptManifest(m)
+	return nil
+}
+
+// adoptManifest makes m, just written (or found on disk as is), the
+// current manifest.
+func (l *Log) adoptManifest(m *manifest) {
+	l.manEnc.reset()
 	l.man = manifestFromDoc(m.doc)
 	l.manStat, _ = stampOf(l.dir + "/" + manifestName)
+}
+
+// rewriteManifest is writeManifest after a replay has set the stats of
+// m's entries, as PHP does at every open (spec 4.1), except when
+// manifest.jsonc already holds exactly the bytes it would write (the
+// common case: nothing changed since the last open). Then the file and its
+// directory are only fsynced, which leaves the same content as durable as
+// a rewrite would; the file keeps its inode and mtime, so readers that
+// watch it see no change, as there is none. The lock is held: no writer
+// can change the file between the comparison and the syncs.
+func (l *Log) rewriteManifest(m *manifest) error {
+	path := l.dir + "/" + manifestName
+	want, err := encodeManifest(m.doc)
+	if err != nil {
+		return err
+	}
+	if have, rerr := os.ReadFile(path); rerr == nil && bytes.Equal(have, want) {
+		err = fsutil.FsyncPath(path)
+		if err == nil {
+			err = fsutil.FsyncDir(l.dir)
+		}
+	} else {
+		err = fsutil.WriteAtomic(path, want)
+	}
+	if err != nil {
+		return err
+	}
+	l.adoptManifest(m)
 	return nil
 }
 
