@@ -216,7 +216,7 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 				if ordered && q.hasUpper && string(idB) > q.upper {
 					break
 				}
-				if op != opPut || !l.state.isCurrentNear(idB, seg, off, &hint) || !q.matchIDBytes(idB) {
+				if op != opPut || !q.matchIDBytes(idB) || !l.state.isCurrentNear(idB, seg, off, &hint) {
 					continue
 				}
 				env, decoded = decodeCanonicalPut(idB, data)
