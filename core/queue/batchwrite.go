@@ -7,9 +7,10 @@ import (
 
 // Large batches are written while the CPU work goes on: the caller encodes
 // lines into chunk buffers and a second goroutine appends each full chunk
-// to queue.log (asking the kernel to start writing it back at once), then
-// does the batch's one fsync, while the caller keeps encoding lines and
-// applying them to the state. Durability is unchanged: the operation returns
+// to queue.log (hashing its lines first in an unhashed batch, and asking
+// the kernel to start writing it back at once), then does the batch's one
+// fsync, while the caller keeps encoding lines and applying them to the
+// state. Durability is unchanged: the operation returns
 // only after that fsync, exactly one per batch as in PHP, which also writes
 // big batches in 1 MiB pieces (spec queue.md "Batching"). A write or fsync
 // failure marks the state stale (as writeAndCommitBuf does), so the next
@@ -42,6 +43,11 @@ type batchWriter struct {
 	done  chan struct{}
 	ended bool // finish or abort ran
 
+	// unhashed: the lines are framed by endLineUnhashed, and their hashes
+	// are written (fillHashes) just before they are, by the goroutine of a
+	// streamed batch. Set before the goroutine starts.
+	unhashed bool
+
 	// Set by the goroutine, read after done is closed.
 	written  int64
 	syncWait time.Duration
@@ -52,7 +58,17 @@ type batchWriter struct {
 // streamed batch first makes EOF equal q.offset (cutting a torn tail, like
 // every append); a small one reuses q.buf and is written by finish.
 func (q *Queue) beginBatch(maxLines int) (*batchWriter, error) {
-	w := &batchWriter{q: q}
+	return q.beginBatchOf(maxLines, false)
+}
+
+// beginUnhashedBatch is beginBatch for lines framed by endLineUnhashed: the
+// writer hashes them, in a streamed batch off the caller's goroutine.
+func (q *Queue) beginUnhashedBatch(maxLines int) (*batchWriter, error) {
+	return q.beginBatchOf(maxLines, true)
+}
+
+func (q *Queue) beginBatchOf(maxLines int, unhashed bool) (*batchWriter, error) {
+	w := &batchWriter{q: q, unhashed: unhashed}
 	if maxLines < streamMinLines {
 		w.buf = q.buf[:0]
 		return w, nil
@@ -83,6 +99,9 @@ func (w *batchWriter) run(f *os.File, path string, off int64) {
 			continue
 		}
 		if w.err == nil {
+			if w.unhashed {
+				fillHashes(chunk)
+			}
 			n, err := f.WriteAt(chunk, off)
 			if err != nil {
 				w.err = storageError("Could not write storage file: %s", path, err)
@@ -120,6 +139,9 @@ func (w *batchWriter) finish() error {
 	if w.full == nil {
 		if cap(w.buf) <= maxKeptBuf {
 			w.q.buf = w.buf
+		}
+		if w.unhashed {
+			fillHashes(w.buf)
 		}
 		return w.q.writeAndCommitBuf(w.buf)
 	}

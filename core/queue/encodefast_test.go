@@ -8,16 +8,16 @@ import (
 )
 
 // checkFastEncoding fails when appendPayloadFast and the reference
-// (appendPayloadJSON) differ on an encodable payload.
+// (appendPayloadJSON) differ: in the bytes, or in whether they fail.
 func checkFastEncoding(t *testing.T, p *phpjson.Array) {
 	t.Helper()
-	want, err := appendPayloadJSON([]byte("x"), p)
-	if err != nil {
-		return // never streamed
-	}
+	want, werr := appendPayloadJSON([]byte("x"), p)
 	got, err := appendPayloadFast([]byte("x"), p)
-	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("fast %.200q (%v)\nwant %.200q", got, err, want)
+	if (err == nil) != (werr == nil) {
+		t.Fatalf("fast fails with %v, reference with %v", err, werr)
+	}
+	if err == nil && !bytes.Equal(got, want) {
+		t.Fatalf("fast %.200q\nwant %.200q", got, want)
 	}
 }
 
@@ -31,7 +31,41 @@ func TestAppendPayloadFast(t *testing.T) {
 	intKeys.SetString("k\"ey\u2028", "\x7f/")
 	checkFastEncoding(t, intKeys)
 	checkFastEncoding(t, obj("nil child", (*phpjson.Array)(nil), "f", 1e25, "g", 0.1, "h", -2.0))
+	checkFastEncoding(t, phpjson.NewList(int64(0), int64(9), int64(10), int64(99), int64(100),
+		int64(99999), int64(100000), int64(-1), int64(-99999), int64(1)<<32)) // appendSmallUint's edges
+	badKey := phpjson.NewArray(1)
+	badKey.SetString("\xc3", int64(1))
+	for _, bad := range []*phpjson.Array{
+		nested(maxPayloadDepth, phpjson.NewArray(0)), // one level too deep
+		nested(maxPayloadDepth, nil),                 // a nil array is a level too
+		obj("s", "ok", "t", "\xe2\x82"),
+		badKey,
+		obj("f", nanValue()),
+		obj("a", phpjson.NewList(obj("f", 1/zero()))),
+		obj("i", 5), // an int, not an int64: outside the model
+		obj("s", "\xed\xa0\x80"),
+		phpjson.NewList("\xff"),
+	} {
+		checkFastEncoding(t, bad)
+		if _, err := appendPayloadFast(nil, bad); err == nil {
+			t.Fatalf("fast encoder accepts %v", bad)
+		}
+	}
+	checkFastEncoding(t, nested(maxPayloadDepth-1, phpjson.NewArray(0))) // deepest allowed
+	checkFastEncoding(t, nested(maxPayloadDepth-1, nil))
 }
+
+// nested wraps inner in levels arrays {"d":...}.
+func nested(levels int, inner *phpjson.Array) *phpjson.Array {
+	for i := 0; i < levels; i++ {
+		outer := phpjson.NewArray(1)
+		outer.SetString("d", inner)
+		inner = outer
+	}
+	return inner
+}
+
+func zero() float64 { return 0 }
 
 func FuzzAppendPayloadFast(f *testing.F) {
 	f.Add([]byte(`{"task":"render","page":1,"url":"https://example.test/p/1"}`))

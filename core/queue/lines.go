@@ -26,6 +26,21 @@ func beginLine(dst []byte, lenDigits int) ([]byte, int) {
 // it moves the JSON if LEN has another number of digits, fills in LEN and
 // the XXH32 of the JSON, and appends the LF. It returns LEN's digit count.
 func endLine(dst []byte, jsonStart, lenDigits int) ([]byte, int) {
+	dst, jsonStart, lenDigits = frameLine(dst, jsonStart, lenDigits)
+	putHash(dst[jsonStart-9:jsonStart-1], xxhash.Checksum32(dst[jsonStart:len(dst)-1]))
+	return dst, lenDigits
+}
+
+// endLineUnhashed is endLine without the hash: its 8 digits stay "00000000"
+// until fillHashes writes them.
+func endLineUnhashed(dst []byte, jsonStart, lenDigits int) ([]byte, int) {
+	dst, _, lenDigits = frameLine(dst, jsonStart, lenDigits)
+	return dst, lenDigits
+}
+
+// frameLine is endLine but for the hash; it also returns where the JSON
+// starts now.
+func frameLine(dst []byte, jsonStart, lenDigits int) ([]byte, int, int) {
 	n := len(dst) - jsonStart
 	lineStart := jsonStart - lenDigits - frameGap
 	if d := decimalLen(n); d != lenDigits {
@@ -38,9 +53,22 @@ func endLine(dst []byte, jsonStart, lenDigits int) ([]byte, int) {
 	}
 	putUint(dst[lineStart:lineStart+lenDigits], uint64(n))
 	dst[lineStart+lenDigits] = '\t'
-	putHash(dst[jsonStart-9:jsonStart-1], xxhash.Checksum32(dst[jsonStart:jsonStart+n]))
 	dst[jsonStart-1] = '\t'
-	return append(dst, '\n'), lenDigits
+	return append(dst, '\n'), jsonStart, lenDigits
+}
+
+// fillHashes writes the hash of every line in lines, which are whole lines
+// framed by endLineUnhashed (or endLine: the hash is rewritten the same).
+func fillHashes(lines []byte) {
+	for i := 0; i < len(lines); {
+		n := 0
+		for ; lines[i] != '\t'; i++ {
+			n = n*10 + int(lines[i]-'0')
+		}
+		json := i + 1 + 8 + 1
+		putHash(lines[i+1:i+9], xxhash.Checksum32(lines[json:json+n]))
+		i = json + n + 1
+	}
 }
 
 // idLines frames the lines of one batch of id-only events (claim,

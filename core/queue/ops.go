@@ -96,62 +96,39 @@ func (q *Queue) Enqueue(payload *phpjson.Array, id string) (string, error) {
 // EnqueueMany appends one enqueue line per job, all with the ts read before
 // locking, and returns the ids in order. Every id and payload is checked
 // before locking, so a bad job fails with nothing written (PHP writes the
-// part of a batch over 1 MiB that precedes a bad job); only a payload
-// changed by another goroutine during the call, which callers must not
-// do, can fail a streamed batch after some of its lines were written. Built-in ids are
+// part of a batch over 1 MiB that precedes a bad job), reporting the first
+// bad job's error, id before payload; an id generator is called for the
+// jobs up to the bad one, as PHP does. Only a payload changed by another
+// goroutine during the call, which callers must not do, can fail a
+// streamed batch after some of its lines were written. Built-in ids are
 // generated as one batch from one clock reading (uuidv7.Generator.NewBatch).
 func (q *Queue) EnqueueMany(jobs []Job) ([]string, error) {
 	if len(jobs) == 0 {
 		return []string{}, nil
 	}
 	ts := q.now().Unix()
+	checked := startPayloadCheck(jobs) // in parallel (enqueuelines.go)
 	idSource := q.newBatchIDs(jobs)
 	ids := idSource.reuse(len(jobs))
-	for i, j := range jobs {
+	bad := checked()
+	resolve := jobs
+	if bad >= 0 {
+		resolve = jobs[:bad+1]
+	}
+	for i, j := range resolve {
 		id, err := idSource.next(j.ID)
 		if err != nil {
 			return nil, err
 		}
 		ids[i] = id
-		if !encodablePayload(j.Payload) {
-			if _, err := appendPayloadJSON(nil, j.Payload); err != nil {
-				return nil, err
-			}
-		}
+	}
+	if bad >= 0 {
+		_, err := appendPayloadJSON(nil, jobs[bad].Payload)
+		return nil, err
 	}
 	tail := appendInt(append(make([]byte, 0, 32), `,"ts":`...), ts)
 	tail = append(tail, '}')
-	err := q.op(func(int64) error {
-		w, err := q.beginBatch(len(jobs))
-		if err != nil {
-			return err
-		}
-		defer w.endIfOpen()
-		q.st.reserve(len(ids))
-		lenDigits := 3 // LEN's digit count guessed from the previous line
-		for i, j := range jobs {
-			// The line appendEventLine writes for (OpEnqueue, id, payload
-			// JSON, ts), framed in place.
-			lineStart := len(w.buf)
-			var jsonStart int
-			w.buf, jsonStart = beginLine(w.buf, lenDigits)
-			w.buf = append(w.buf, `{"op":"enqueue","id":"`...)
-			w.buf = append(w.buf, ids[i]...)
-			w.buf = append(w.buf, `","payload":`...)
-			if w.buf, err = appendPayloadFast(w.buf, j.Payload); err != nil {
-				// Checked above; only a payload changed meanwhile (which the
-				// caller must not do) gets here.
-				w.buf = w.buf[:lineStart]
-				w.abort()
-				return err
-			}
-			w.buf = append(w.buf, tail...)
-			w.buf, lenDigits = endLine(w.buf, jsonStart, lenDigits)
-			q.st.enqueue(ids[i], payloadRef{val: NormalizePayload(payloadOrEmpty(j.Payload))})
-			w.next()
-		}
-		return w.finish()
-	})
+	err := q.op(func(int64) error { return q.writeEnqueues(jobs, ids, tail) })
 	if err != nil {
 		return nil, err
 	}
