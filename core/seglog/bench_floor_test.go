@@ -176,7 +176,7 @@ func BenchmarkRollFloor(b *testing.B) {
 	plans := map[string]func(o *floorOps, overlap bool) (elapsed, cpu, user time.Duration){}
 	ap, cp := recordAppendFloor(b), recordCompactFloor(b)
 	plans["append"] = func(o *floorOps, overlap bool) (elapsed, cpu, user time.Duration) {
-		dir := b.TempDir() + "/events"
+		dir := benchDir(b) + "/events"
 		if err := os.MkdirAll(dir+"/segments", 0o777); err != nil {
 			b.Fatal(err)
 		}
