@@ -177,7 +177,7 @@ func (cw *compactWriter) copySegment(file string, seg int32) ([]string, error) {
 			cw.buf = AppendLine(cw.buf[:0], p)
 			out = cw.buf
 		}
-		if err := cw.write(id, out); err != nil {
+		if err := cw.write(id, idB, out); err != nil {
 			return nil, err
 		}
 	}
@@ -189,16 +189,17 @@ func isArray(v phpjson.Value) bool {
 	return ok
 }
 
-// write appends one line to the current output (opening the next one
-// lazily) and finishes the output once it reaches the segment limit.
-func (cw *compactWriter) write(id string, line []byte) error {
+// write appends one line of id (idB: the same bytes) to the current output
+// (opening the next one lazily) and finishes the output once it reaches
+// the segment limit.
+func (cw *compactWriter) write(id string, idB, line []byte) error {
 	if cw.cur == nil {
 		if err := cw.openNext(); err != nil {
 			return err
 		}
 	}
 	o := cw.cur
-	o.stats.add([]byte(id), o.pos)
+	o.stats.add(idB, o.pos)
 	o.moved = append(o.moved, movedID{id: id, off: o.pos})
 	o.buf = append(o.buf, line...)
 	o.pos += int64(len(line))
@@ -225,7 +226,13 @@ func (cw *compactWriter) openNext() error {
 		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 			continue
 		}
-		cw.cur = &compactOutput{name: name, stats: newSegStats(cw.l.opts.SparseIndexInterval)}
+		cw.cur = &compactOutput{
+			name:  name,
+			stats: newSegStats(cw.l.opts.SparseIndexInterval),
+			// An output is written when it reaches the segment limit or
+			// bulkFlushBytes, whichever comes first, plus one line.
+			buf: make([]byte, 0, min(cw.l.opts.MaxSegmentBytes, bulkFlushBytes)+4096),
+		}
 		cw.outputs = append(cw.outputs, cw.cur)
 		return nil
 	}
@@ -275,7 +282,9 @@ func (cw *compactWriter) finishCurrent() error {
 // finish writes what is buffered of an output (creating it if needed),
 // fsyncs and closes it, and writes its idx file.
 func (o *compactOutput) finish(segDir, idxPath string) error {
-	if err := o.flush(segDir); err != nil {
+	err := o.flush(segDir)
+	o.buf = nil // outputs stay listed until the run ends: keep no buffer
+	if err != nil {
 		if o.f != nil {
 			o.f.Close()
 		}
