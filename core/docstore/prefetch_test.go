@@ -5,27 +5,9 @@ import (
 	"os"
 	"runtime"
 	"testing"
-	"time"
+
+	"storhfs/internal/proctest"
 )
-
-// withProcs runs the test body with GOMAXPROCS n (readahead.Workers follows it).
-func withProcs(t *testing.T, n int) {
-	t.Helper()
-	old := runtime.GOMAXPROCS(n)
-	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
-}
-
-// checkNoLeak fails when more goroutines run than base (after a grace).
-func checkNoLeak(t *testing.T, base int) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if g := runtime.NumGoroutine(); g > base {
-		t.Fatalf("goroutines leaked: %d > %d", g, base)
-	}
-}
 
 // prefetchStore writes n records (data {"i": i}) and returns their ids in
 // order.
@@ -89,7 +71,7 @@ func mustJSONString(rec *Record) string {
 func TestPrefetchedReadsMatchGet(t *testing.T) {
 	for _, procs := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("procs%d", procs), func(t *testing.T) {
-			withProcs(t, procs)
+			proctest.WithProcs(t, procs)
 			s := openStore(t, t.TempDir())
 			ids := prefetchStore(t, s, 200)
 			writeRecordFile(t, s, ids[7], []byte("{ broken"))
@@ -160,7 +142,7 @@ func TestPrefetchedReadsMatchGet(t *testing.T) {
 					t.Fatalf("GetEach stop %d: %q, %v", stop, gotEach, err)
 				}
 			}
-			checkNoLeak(t, base)
+			proctest.CheckNoLeak(t, base)
 		})
 	}
 }
@@ -170,7 +152,7 @@ func TestPrefetchedReadsMatchGet(t *testing.T) {
 // beyond the read-ahead window, and as the old or the new file (never
 // anything else) inside it.
 func TestPrefetchSeesChangesAhead(t *testing.T) {
-	withProcs(t, 2)
+	proctest.WithProcs(t, 2)
 	s := openStore(t, t.TempDir())
 	ids := prefetchStore(t, s, 3*scanWindow)
 	const at = 5

@@ -79,6 +79,26 @@ func TestStreamedBatchesMatchSlowFraming(t *testing.T) {
 	}
 }
 
+// swapInReadOnlyLog gives q a read-only handle on its log, so that its
+// writes fail; restore puts the writable one back.
+func swapInReadOnlyLog(t *testing.T, q *Queue, dir string) (restore func()) {
+	t.Helper()
+	readOnly, err := os.Open(filepath.Join(dir, "queue.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.mu.Lock()
+	rw := q.log
+	q.log = readOnly
+	q.mu.Unlock()
+	return func() {
+		q.mu.Lock()
+		q.log = rw
+		q.mu.Unlock()
+		readOnly.Close()
+	}
+}
+
 // A streamed batch whose writes fail reports PHP's message, and the next
 // operation rebuilds the state from what the log really holds.
 func TestStreamedBatchWriteFailureMarksStale(t *testing.T) {
@@ -88,25 +108,15 @@ func TestStreamedBatchWriteFailureMarksStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := logBytes(t, dir)
-	readOnly, err := os.Open(filepath.Join(dir, "queue.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q.mu.Lock()
-	rw := q.log
-	q.log = readOnly
-	q.mu.Unlock()
-	_, err = q.ClaimMany(streamedJobs)
+	restore := swapInReadOnlyLog(t, q, dir)
+	_, err := q.ClaimMany(streamedJobs)
 	if err == nil || !strings.HasPrefix(err.Error(), "Could not write storage file: ") {
 		t.Fatalf("claim on a read-only handle: %v", err)
 	}
 	if !q.stale {
 		t.Fatal("state not marked stale")
 	}
-	q.mu.Lock()
-	q.log = rw
-	q.mu.Unlock()
-	readOnly.Close()
+	restore()
 	if got := logBytes(t, dir); got != before {
 		t.Fatal("failed batch changed the log")
 	}

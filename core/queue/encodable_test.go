@@ -18,6 +18,18 @@ func checkEncodable(t *testing.T, p *phpjson.Array) {
 	}
 }
 
+// tooDeepPayload nests maxPayloadDepth arrays: one level more than a
+// payload may have.
+func tooDeepPayload() *phpjson.Array {
+	p := phpjson.NewArray(0)
+	for i := 0; i < maxPayloadDepth; i++ {
+		outer := phpjson.NewArray(1)
+		outer.SetString("d", p)
+		p = outer
+	}
+	return p
+}
+
 func TestEncodablePayload(t *testing.T) {
 	for _, p := range append(hostilePayloads(), obj("nil child", (*phpjson.Array)(nil))) {
 		checkEncodable(t, p)
@@ -25,12 +37,7 @@ func TestEncodablePayload(t *testing.T) {
 			t.Errorf("encodable payload rejected: %v", p)
 		}
 	}
-	tooDeep := phpjson.NewArray(0)
-	for i := 0; i < maxPayloadDepth; i++ {
-		outer := phpjson.NewArray(1)
-		outer.SetString("d", tooDeep)
-		tooDeep = outer
-	}
+	tooDeep := tooDeepPayload()
 	badKey := phpjson.NewArray(1)
 	badKey.SetString("\xc3", int64(1))
 	for name, p := range map[string]*phpjson.Array{

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -115,12 +113,7 @@ func TestPayloadCheck(t *testing.T) {
 // included, fails it with appendPayloadJSON's error, writes nothing and
 // leaves the state alone; the queue then takes a valid batch.
 func TestEnqueueManyBadPayloadWritesNothing(t *testing.T) {
-	tooDeep := phpjson.NewArray(0)
-	for i := 0; i < maxPayloadDepth; i++ {
-		outer := phpjson.NewArray(1)
-		outer.SetString("d", tooDeep)
-		tooDeep = outer
-	}
+	tooDeep := tooDeepPayload()
 	const n = 3*streamMinLines + 17
 	for _, tc := range []struct {
 		name    string
@@ -204,24 +197,14 @@ func TestEnqueueManyWriteFailure(t *testing.T) {
 	dir := t.TempDir()
 	q := openTest(t, dir, &testClock{now: 1700000000})
 	jobs, _, _ := mixedJobs(3*streamMinLines + 17)
-	readOnly, err := os.Open(filepath.Join(dir, "queue.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer readOnly.Close()
-	q.mu.Lock()
-	rw := q.log
-	q.log = readOnly
-	q.mu.Unlock()
+	restore := swapInReadOnlyLog(t, q, dir)
 	if _, err := q.EnqueueMany(jobs); err == nil || !strings.HasPrefix(err.Error(), "Could not write storage file: ") {
 		t.Fatalf("enqueueMany on a read-only handle: %v", err)
 	}
 	if !q.stale {
 		t.Fatal("state not marked stale")
 	}
-	q.mu.Lock()
-	q.log = rw
-	q.mu.Unlock()
+	restore()
 	mustCounts(t, q, Counts{}) // replayed from the empty log
 	if logBytes(t, dir) != "" {
 		t.Fatal("failed batch wrote")

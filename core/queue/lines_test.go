@@ -131,12 +131,7 @@ func TestIDLinesMatchSlowFraming(t *testing.T) {
 // EnqueueMany reports the first failing job's error, id before payload,
 // exactly as when ids were resolved job by job, and writes nothing.
 func TestEnqueueManyErrorOrder(t *testing.T) {
-	tooDeep := phpjson.NewArray(0)
-	for i := 0; i < maxPayloadDepth; i++ {
-		outer := phpjson.NewArray(1)
-		outer.SetString("d", tooDeep)
-		tooDeep = outer
-	}
+	tooDeep := tooDeepPayload()
 	badUTF8 := obj("s", "\xff")
 	for _, tc := range []struct {
 		name string

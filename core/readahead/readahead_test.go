@@ -6,27 +6,9 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"storhfs/internal/proctest"
 )
-
-// withProcs runs the test body with GOMAXPROCS n (Workers follows it).
-func withProcs(t *testing.T, n int) {
-	t.Helper()
-	old := runtime.GOMAXPROCS(n)
-	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
-}
-
-// checkNoLeak fails when more goroutines run than base (after a grace).
-func checkNoLeak(t *testing.T, base int) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if g := runtime.NumGoroutine(); g > base {
-		t.Fatalf("goroutines leaked: %d > %d", g, base)
-	}
-}
 
 // prefetchItem is a synthetic item: in its walk position, out what load
 // made of it.
@@ -39,7 +21,7 @@ type prefetchItem struct{ in, out int }
 func TestReadAheadMatchesSequential(t *testing.T) {
 	for _, procs := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("procs%d", procs), func(t *testing.T) {
-			withProcs(t, procs)
+			proctest.WithProcs(t, procs)
 			const n, window = 40, 8
 			errStop, errFn, errWalk := errors.New("stop"), errors.New("fn failed"), errors.New("walk failed")
 			for stopAt := -1; stopAt <= n; stopAt++ {
@@ -115,7 +97,7 @@ func TestReadAheadMatchesSequential(t *testing.T) {
 					if loads < int64(len(got)) || loads > int64(len(got)+window) {
 						t.Fatalf("stopAt %d %s: %d loads for %d delivered", stopAt, mode, loads, len(got))
 					}
-					checkNoLeak(t, base)
+					proctest.CheckNoLeak(t, base)
 				}
 			}
 		})
