@@ -12,6 +12,7 @@ import (
 	"storhfs/core/docindex"
 	"storhfs/core/phpjson"
 	"storhfs/core/uuidv7"
+	"storhfs/internal/scratch"
 )
 
 // Benchmarks run on a 20k-record collection of small records, built once
@@ -24,7 +25,7 @@ const benchRecords = 20000
 var (
 	fixturesMu sync.Mutex
 	fixtures   = map[string]*benchFixture{}
-	fixtureDir string
+	fixtureDir scratch.Dir
 )
 
 type benchFixture struct {
@@ -34,9 +35,7 @@ type benchFixture struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if fixtureDir != "" {
-		_ = os.RemoveAll(fixtureDir)
-	}
+	fixtureDir.Remove()
 	os.Exit(code)
 }
 
@@ -53,14 +52,7 @@ func fixture(b *testing.B, name string, defs []docindex.Definition) *benchFixtur
 	if f, ok := fixtures[name]; ok {
 		return f
 	}
-	if fixtureDir == "" {
-		d, err := os.MkdirTemp("", "docstore-bench-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		fixtureDir = d
-	}
-	root := fixtureDir + "/" + name
+	root := fixtureDir.Path(b) + "/" + name
 	gen := uuidv7.NewGenerator(nil, nil)
 	base := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 	f := &benchFixture{root: root, ids: make([]string, benchRecords)}

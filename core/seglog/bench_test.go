@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"storhfs/core/phpjson"
+	"storhfs/internal/scratch"
 )
 
 // Benchmarks on the PHP reference workload: 20k records, 16 KiB segments.
@@ -28,37 +28,16 @@ const (
 // dirty), so removing one run's thousands of files right before the next
 // run made that run's file creations several times slower: a cost of the
 // benchmark's cleanup, not of the operation measured.
-var benchScratch struct {
-	sync.Mutex
-	dir string
-}
+var benchScratch scratch.Dir
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if benchScratch.dir != "" {
-		_ = os.RemoveAll(benchScratch.dir)
-	}
+	benchScratch.Remove()
 	os.Exit(code)
 }
 
 // benchDir returns a new empty directory under the scratch directory.
-func benchDir(b *testing.B) string {
-	b.Helper()
-	benchScratch.Lock()
-	defer benchScratch.Unlock()
-	if benchScratch.dir == "" {
-		d, err := os.MkdirTemp("", "seglog-bench-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchScratch.dir = d
-	}
-	d, err := os.MkdirTemp(benchScratch.dir, "run-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return d
-}
+func benchDir(b *testing.B) string { return benchScratch.New(b) }
 
 func benchID(i int) string {
 	ts := benchBaseMs + int64(i)
