@@ -22,6 +22,7 @@ func demoCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "records", Value: 300, Usage: "records in the biggest collection"},
 		},
+		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError(c, "need ROOT")

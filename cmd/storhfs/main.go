@@ -4,6 +4,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -18,8 +19,18 @@ func main() {
 	}
 	if err := app.Run(os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "storhfs:", err)
-		os.Exit(1)
+		os.Exit(exitCodeOf(err))
 	}
+}
+
+// exitCodeOf is the exit status for a command's error: a *codedError's
+// own code (exitUsage for wrong arguments), else exitError.
+func exitCodeOf(err error) int {
+	var ce *codedError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
+	return exitError
 }
 
 func newApp() *cli.App {
@@ -33,12 +44,19 @@ func newApp() *cli.App {
 			demoCommand(),
 		}, append(extraCommands(), testAidCommands()...)...),
 		HideHelpCommand: true,
+		// An unknown command is a usage error (exit 2), like any other.
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintf(os.Stderr, "storhfs: unknown command %q (see: storhfs --help)\n", name)
+			os.Exit(exitUsage)
+		},
 		// Errors are printed once, by main.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
 }
 
-// usageError reports wrong arguments with the command's usage line.
+// usageError reports wrong arguments with the command's usage line; the
+// process exits with exitUsage.
 func usageError(c *cli.Context, format string, args ...any) error {
-	return fmt.Errorf("%s (usage: storhfs %s %s)", fmt.Sprintf(format, args...), c.Command.Name, c.Command.ArgsUsage)
+	msg := fmt.Sprintf("%s (usage: storhfs %s %s)", fmt.Sprintf(format, args...), c.Command.Name, c.Command.ArgsUsage)
+	return &codedError{code: exitUsage, msg: msg}
 }

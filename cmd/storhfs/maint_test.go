@@ -487,7 +487,12 @@ func TestErrorsAndExitCodes(t *testing.T) {
 		{"id args", []string{"id", "x"}, 2, "", "id takes no arguments (usage: storhfs id)\n"},
 		{"get args", []string{"get", root, "c"}, 2, "need ROOT, COLLECTION and ID", ""},
 		{"bad flag value", []string{"repair", "--requeue-after", "x", root}, 2, "see: storhfs repair --help", ""},
-		{"unknown command", []string{"bogus"}, 1, "", "storhfs: No help topic for 'bogus'\n"},
+		{"unknown command", []string{"bogus"}, 2, "", "storhfs: unknown command \"bogus\" (see: storhfs --help)\n"},
+		{"put args", []string{"put", root, "c"}, 2, "need ROOT, COLLECTION and ID", ""},
+		{"put unknown flag", []string{"put", "--bogus", root, "c", idA}, 2, "bogus", ""},
+		{"delete args", []string{"delete", root}, 2, "need ROOT, COLLECTION and ID", ""},
+		{"demo args", []string{"demo"}, 2, "need ROOT", ""},
+		{"mount args", []string{"mount", root}, 2, "need ROOT and MOUNTPOINT", ""},
 	}
 	for _, tc := range cases {
 		r := runCLI(t, "", tc.args...)

@@ -40,6 +40,9 @@ Example:
 			if phpTrim(root) == "" {
 				return usageErr(c, "missing ROOT")
 			}
+			if err := checkDocTarget(root, collection, false); err != nil {
+				return err
+			}
 			dir := docstore.CollectionDir(root, collection)
 			if !docstore.IsCollection(dir) {
 				return fmt.Errorf("Record not found: %s (no collection %s)", id, dir)

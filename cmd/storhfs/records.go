@@ -14,9 +14,10 @@ import (
 
 func putCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "put",
-		Usage:     "store standard input verbatim as record ID (a JSONC object whose id is ID)",
-		ArgsUsage: "ROOT COLLECTION ID",
+		Name:         "put",
+		Usage:        "store standard input verbatim as record ID (a JSONC object whose id is ID)",
+		ArgsUsage:    "ROOT COLLECTION ID",
+		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 3 {
 				return usageError(c, "need ROOT, COLLECTION and ID")
@@ -34,9 +35,10 @@ func putCommand() *cli.Command {
 
 func deleteCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "delete",
-		Usage:     "delete record ID and its index entries",
-		ArgsUsage: "ROOT COLLECTION ID",
+		Name:         "delete",
+		Usage:        "delete record ID and its index entries",
+		ArgsUsage:    "ROOT COLLECTION ID",
+		OnUsageError: onUsageError,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 3 {
 				return usageError(c, "need ROOT, COLLECTION and ID")
@@ -48,10 +50,14 @@ func deleteCommand() *cli.Command {
 	}
 }
 
-// withStore opens ROOT/COLLECTION (arguments 0 and 1), runs fn and closes it.
+// withStore opens ROOT/COLLECTION (arguments 0 and 1), runs fn and closes
+// it. A log or queue collection is refused.
 func withStore(c *cli.Context, fn func(*docstore.Store) error) error {
 	root, collection := c.Args().Get(0), c.Args().Get(1)
 	if err := checkRoot(root); err != nil {
+		return err
+	}
+	if err := checkDocTarget(root, collection, false); err != nil {
 		return err
 	}
 	s, err := docstore.Open(root, collection, docstore.Options{})

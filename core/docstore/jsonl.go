@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,9 +27,19 @@ func (s *Store) ExportJSONL(path string) (int, error) {
 	if err != nil {
 		return 0, wrapError(nil, msgExportOpen+path, err)
 	}
-	w := bufio.NewWriterSize(f, exportChunk)
+	n, err := s.ExportJSONLTo(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}
+
+// ExportJSONLTo writes the lines of ExportJSONL to out (standard output
+// for `storhfs export ... -`) and returns their number.
+func (s *Store) ExportJSONLTo(out io.Writer) (int, error) {
+	w := bufio.NewWriterSize(out, exportChunk)
 	n := 0
-	err = s.scanRecordsWith("", nil, loadExportLine, func(r *scanned) error {
+	err := s.scanRecordsWith("", nil, loadExportLine, func(r *scanned) error {
 		if r.err != nil || r.line == nil {
 			return r.err // nil: the file vanished
 		}
@@ -41,13 +52,7 @@ func (s *Store) ExportJSONL(path string) (int, error) {
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return n, err
-	}
-	return n, nil
+	return n, err
 }
 
 // loadExportLine sets r.line to r's export line (nil when the file
@@ -79,14 +84,22 @@ func (s *Store) ImportJSONL(path string) (int, error) {
 		return 0, wrapError(nil, msgImportOpen+path, err)
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
-	n := 0
-	err = s.withWriteLock(func() error {
+	return s.ImportJSONLFrom(f)
+}
+
+// ImportJSONLFrom imports the lines of in (standard input for `storhfs
+// import ... -`) as ImportJSONL does. A failing line's error is a
+// *LineError.
+func (s *Store) ImportJSONLFrom(in io.Reader) (int, error) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	n, lineNo := 0, 0
+	err := s.withWriteLock(func() error {
 		for {
 			line, rerr := r.ReadBytes('\n')
+			lineNo++
 			if len(line) > 0 {
 				if err := s.importLine(line); err != nil {
-					return err
+					return &LineError{Line: lineNo, Err: err}
 				}
 				if !blankLine(bytes.TrimRight(line, "\r\n")) {
 					n++
@@ -96,12 +109,23 @@ func (s *Store) ImportJSONL(path string) (int, error) {
 				return nil
 			}
 			if rerr != nil {
-				return rerr
+				return fmt.Errorf("read line %d: %w", lineNo, rerr)
 			}
 		}
 	})
 	return n, err
 }
+
+// LineError is the failure of one line of an import. Its message is the
+// engine's own (storh's, unchanged, so results compare with PHP's); Line,
+// counted from 1, is for callers that show where the input went wrong.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return e.Err.Error() }
+func (e *LineError) Unwrap() error { return e.Err }
 
 // blankLine reports whether line holds only space, \t, \v, \f, \r.
 func blankLine(line []byte) bool {

@@ -69,7 +69,7 @@ func Open(root, name string, opts Options) (*Queue, error) {
 // replay that truncates queue.log at its first invalid line (PHP's
 // constructor, spec queue.md A9).
 func OpenDir(dir string, opts Options) (*Queue, error) {
-	q := &Queue{dir: dir, logPath: dir + "/queue.log", now: opts.Now, newID: opts.NewID}
+	q := &Queue{dir: dir, logPath: dir + "/" + logName, now: opts.Now, newID: opts.NewID}
 	if q.now == nil {
 		q.now = time.Now
 	}

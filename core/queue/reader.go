@@ -71,7 +71,7 @@ func ReadSnapshot(dir string, now func() time.Time) (*Snapshot, error) {
 	if now == nil {
 		now = time.Now
 	}
-	f, err := os.Open(dir + "/queue.log")
+	f, err := os.Open(dir + "/" + logName)
 	if err != nil {
 		return nil, fmt.Errorf("read queue %s: %w", dir, err)
 	}

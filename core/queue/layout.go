@@ -1,0 +1,13 @@
+package queue
+
+import "os"
+
+// logName is the queue's one file of guarded event lines, in its directory.
+const logName = "queue.log"
+
+// IsCollection reports whether dir holds a Queue (a queue.log file). It
+// creates nothing.
+func IsCollection(dir string) bool {
+	fi, err := os.Stat(dir + "/" + logName)
+	return err == nil && fi.Mode().IsRegular()
+}
