@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"storhfs/core/uuidv7"
+	"storhfs/internal/corpus"
 )
 
 // storhfsBin is the binary under test, built once by TestMain.
@@ -50,12 +51,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// requireFuse skips when the kernel bridge is missing; the tools the tests
-// drive are required (CI installs them), so a missing one fails.
+// requireFuse skips when the kernel bridge is missing (fails in CI, which
+// has it); the tools the tests drive are required (CI installs them), so a
+// missing one fails.
 func requireFuse(t *testing.T, tools ...string) {
 	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
-		t.Skipf("no /dev/fuse on this machine (%v): cannot mount", err)
+		corpus.Missing(t, fmt.Sprintf("no /dev/fuse on this machine (%v): cannot mount", err))
 	}
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {

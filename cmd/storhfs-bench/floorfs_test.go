@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"storhfs/internal/corpus"
 	"strings"
 	"syscall"
 	"testing"
@@ -217,11 +218,11 @@ func TestNewFloorTreeSortsAndRejectsDuplicates(t *testing.T) {
 func canMount(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
-		t.Skipf("no /dev/fuse, cannot mount the floor: %v", err)
+		corpus.Missing(t, fmt.Sprintf("no /dev/fuse, cannot mount the floor: %v", err))
 	}
 	if os.Geteuid() != 0 {
 		if _, err := exec.LookPath("fusermount3"); err != nil {
-			t.Skip("not root and no fusermount3: cannot mount the floor")
+			corpus.Missing(t, "not root and no fusermount3: cannot mount the floor")
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"storhfs/internal/corpus"
 	"strings"
 	"testing"
 
@@ -57,10 +58,7 @@ func TestConformanceQueryIndexed(t *testing.T) {
 // replayIndexCase replays the index-relevant ops of one doc case on one
 // collection and compares that collection's .storh/indexes tree.
 func replayIndexCase(t *testing.T, caseName, collection string) {
-	corpus := conformanceDir()
-	if corpus == "" {
-		t.Skip("conformance corpus not found (set STORH_CONFORMANCE_DIR)")
-	}
+	corpus := corpus.Require(t)
 	caseDir := filepath.Join(corpus, "doc", caseName)
 	ops := readJSONL(t, filepath.Join(caseDir, "ops.jsonl"))
 	results := readJSONL(t, filepath.Join(caseDir, "results.jsonl"))

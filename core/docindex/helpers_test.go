@@ -188,15 +188,3 @@ func readJSONL(t testing.TB, path string) []phpjson.Value {
 	}
 	return out
 }
-
-// conformanceDir is the shared corpus, or "" when it is not present.
-func conformanceDir() string {
-	if d := os.Getenv("STORH_CONFORMANCE_DIR"); d != "" {
-		return d
-	}
-	d := "../../../shared/conformance"
-	if _, err := os.Stat(d); err != nil {
-		return ""
-	}
-	return d
-}

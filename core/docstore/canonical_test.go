@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"storhfs/internal/corpus"
 	"strings"
 	"testing"
 
@@ -70,7 +71,7 @@ func checkExportLineAgrees(t *testing.T, content []byte, id string) {
 
 func validIDString(id string) bool { return validID(id) == nil }
 
-func canonicalSeeds() []string {
+func canonicalSeeds(t testing.TB) []string {
 	p := `{"id":"` + fuzzID + `","data":`
 	seeds := []string{
 		p + `{"a":1}}` + "\n", p + `{"a":1}}`, p + `[]}`, p + `{}}`, p + `"x"}`, p + `null}`,
@@ -82,7 +83,7 @@ func canonicalSeeds() []string {
 		`{"id":"` + strings.ToUpper(fuzzID) + `","data":{}}`,
 		`{"id":"` + fuzzID[:35] + `","data":{}}`,
 	}
-	if files, err := filepath.Glob("../../../shared/conformance/doc/*/before/*/data/*/*.jsonc"); err == nil {
+	if files, err := filepath.Glob(filepath.Join(corpus.Require(t), "doc/*/before/*/data/*/*.jsonc")); err == nil {
 		for _, f := range files {
 			if b, err := os.ReadFile(f); err == nil {
 				seeds = append(seeds, string(b))
@@ -94,7 +95,7 @@ func canonicalSeeds() []string {
 
 func TestCanonicalFastPathAgrees(t *testing.T) {
 	hits := 0
-	for _, s := range canonicalSeeds() {
+	for _, s := range canonicalSeeds(t) {
 		checkCanonicalAgrees(t, []byte(s), fuzzID)
 		if _, ok := decodeCanonical([]byte(s), fuzzID, false); ok {
 			hits++
@@ -135,7 +136,7 @@ func TestCanonicalFastPathAgrees(t *testing.T) {
 // FuzzCanonicalFastPath: whatever the fast path accepts, the full PHP
 // reader reads identically.
 func FuzzCanonicalFastPath(f *testing.F) {
-	for _, s := range canonicalSeeds() {
+	for _, s := range canonicalSeeds(f) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, content []byte) {

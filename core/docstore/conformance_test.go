@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"testing"
 
-	"storhfs/core/conformance"
 	"storhfs/core/docindex"
 	"storhfs/core/phpjson"
 	"storhfs/core/query"
+	"storhfs/internal/conformance"
 )
 
 // allowedQuirks are the README section 8 tags whose PHP result we do not

@@ -3,6 +3,7 @@ package docstore
 import (
 	"os"
 	"path/filepath"
+	"storhfs/internal/corpus"
 	"testing"
 
 	"storhfs/core/phpjson"
@@ -26,7 +27,7 @@ func FuzzPutRaw(f *testing.F) {
 		`{"id":"` + fuzzID + `","data":[-0.0,1E400]}`,
 	}
 	// Seeds from the corpus's hand-written JSONC record files.
-	if dir, err := filepath.Glob("../../../shared/conformance/doc/jsonc-read/before/notes/data/*/*.jsonc"); err == nil {
+	if dir, err := filepath.Glob(filepath.Join(corpus.Require(f), "doc/jsonc-read/before/notes/data/*/*.jsonc")); err == nil {
 		for _, p := range dir {
 			if b, err := os.ReadFile(p); err == nil {
 				seeds = append(seeds, string(b))

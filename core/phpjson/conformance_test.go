@@ -6,20 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"storhfs/internal/corpus"
 	"strings"
 	"testing"
 )
 
-// conformanceDir is the shared PHP-generated corpus (../shared/conformance
-// beside the repository).
-func conformanceDir(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "conformance")
-	if _, err := os.Stat(filepath.Join(dir, "cases.json")); err != nil {
-		t.Skipf("conformance corpus not found at %s: %v", dir, err)
-	}
-	return dir
-}
+func conformanceDir(t testing.TB) string { return corpus.Require(t) }
 
 func readLines(t testing.TB, path string) [][]byte {
 	t.Helper()

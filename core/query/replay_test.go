@@ -5,22 +5,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"storhfs/internal/corpus"
 	"testing"
 
-	"storhfs/core/conformance"
 	"storhfs/core/phpjson"
 )
 
-// corpusDir is $STORH_CONFORMANCE_DIR or <repo>/../shared/conformance; the
-// test is skipped, naming the path, where the corpus is missing.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, ok := conformance.CorpusDir()
-	if !ok {
-		t.Skipf("conformance corpus not found at %s (set STORH_CONFORMANCE_DIR)", dir)
-	}
-	return dir
-}
+func corpusDir(t *testing.T) string { return corpus.Require(t) }
 
 func readLines(t *testing.T, path string) [][]byte {
 	t.Helper()

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/conformance"
+	"storhfs/internal/conformance"
 	"storhfs/core/phpjson"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/conformance"
+	"storhfs/internal/conformance"
 	"storhfs/core/phpjson"
 	"storhfs/core/query"
 )

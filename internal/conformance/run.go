@@ -1,0 +1,44 @@
+package conformance
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	corpusdir "storhfs/internal/corpus"
+)
+
+// Run runs every case of <corpus>/<engine>/ as t.Run(caseName): builds the
+// before/ tree in a fresh storage root, replays ops.jsonl (fs_* ops are
+// run by the harness, everything else by the Executor), compares every
+// normalised, PHP-encoded result with results.jsonl byte for byte, then
+// compares the final tree with case.json's expected listing.
+func Run(t *testing.T, engine string, newExec func(root string) Executor, opts Options) {
+	t.Helper()
+	corpus := corpusdir.Require(t)
+	engineDir := filepath.Join(corpus, engine)
+	names, err := listCases(engineDir)
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no %s cases in %s: %v", engine, engineDir, err)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			c, err := loadCase(filepath.Join(engineDir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			runCase(t, c, newExec, opts)
+		})
+	}
+}
+
+func (o Options) quirkAllowed(tag string) bool {
+	return tag != "" && slices.Contains(o.AllowQuirks, tag)
+}
+
+func (o Options) maxMismatches() int {
+	if o.MaxMismatches > 0 {
+		return o.MaxMismatches
+	}
+	return 20
+}
