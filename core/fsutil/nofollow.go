@@ -1,0 +1,286 @@
+package fsutil
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Nothing under a storage root is ever reached through a symlink
+// (design.md): whoever can write ROOT must not make the engines read or
+// write what ROOT's reader can reach elsewhere. Every storage path is opened
+// by openNoSymlinks, which fails when any component of the path is a
+// symlink, and every create, rename and removal is done relative to a
+// directory opened that way. An absolute path is checked from "/", so a
+// storage root given with a symlink in it must first go through ResolveRoot.
+
+// SymlinkError is returned for a path that is, or passes through, a
+// symlink. It unwraps to syscall.ELOOP.
+type SymlinkError struct {
+	Op   string
+	Path string
+}
+
+func (e *SymlinkError) Error() string {
+	return e.Op + " " + e.Path + ": refused: the path is or passes through a symlink, and storage paths never follow symlinks"
+}
+
+func (e *SymlinkError) Unwrap() error { return syscall.ELOOP }
+
+// pathError is the error of op on path: a *SymlinkError for ELOOP (only a
+// symlink gives ELOOP here), else an *os.PathError.
+func pathError(op, path string, err error) error {
+	if err == unix.ELOOP {
+		return &SymlinkError{Op: op, Path: path}
+	}
+	return &os.PathError{Op: op, Path: path, Err: err}
+}
+
+// OpenAt opens rel relative to the directory dirfd (unix.AT_FDCWD: the
+// working directory; rel may then be absolute) like openat(2) with
+// O_CLOEXEC added, failing with ELOOP when any component of rel is a
+// symlink. Below a real dirfd, rel must stay beneath it ("..", absolute
+// paths: EXDEV). It returns a bare errno, for callers that build their own
+// errors on a hot path.
+func OpenAt(dirfd int, rel string, flag int, perm uint32) (int, error) {
+	return openNoSymlinks(dirfd, rel, flag, perm)
+}
+
+// OpenFile is os.OpenFile for storage files and directories that never
+// follows a symlink (errors: *SymlinkError, else *os.PathError), minus the
+// netpoller probing os.OpenFile does on Linux for every file it opens:
+// these descriptors only ever do blocking I/O.
+func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	fd, err := openNoSymlinks(unix.AT_FDCWD, path, flag, uint32(perm.Perm()))
+	if err != nil {
+		return nil, pathError("open", path, err)
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// ReadFile is os.ReadFile without following symlinks.
+func ReadFile(path string) ([]byte, error) {
+	f, err := OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := 512
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() < 1<<30 {
+		size = int(fi.Size()) + 1 // one more, so that EOF is seen without growing
+	}
+	buf := make([]byte, 0, size)
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf))
+		}
+	}
+}
+
+// ReadDir is os.ReadDir (sorted by name) of a directory opened without
+// following symlinks. A symlink entry is listed with fs.ModeSymlink, never
+// as a directory.
+func ReadDir(dir string) ([]os.DirEntry, error) {
+	f, err := OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
+// Stat is os.Lstat that also fails with *SymlinkError when path itself is
+// a symlink or any directory on the way to it is one.
+func Stat(path string) (os.FileInfo, error) { return statNoSymlinks(path) }
+
+// IsSymlinkEntry reports whether a directory entry is a symlink.
+func IsSymlinkEntry(e fs.DirEntry) bool { return e.Type()&fs.ModeSymlink != 0 }
+
+// Remove unlinks the file (or empty directory) path relative to its parent
+// directory, opened without following symlinks; a symlink named path is
+// removed itself, never its target.
+func Remove(path string) error {
+	return atParent("remove", path, func(dirfd int, name string) error {
+		err := unix.Unlinkat(dirfd, name, 0)
+		if err == unix.EISDIR || err == unix.EPERM {
+			if rerr := unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR); rerr != unix.ENOTDIR {
+				err = rerr
+			}
+		}
+		return err
+	})
+}
+
+// RemoveAll is os.RemoveAll without following any symlink: path's parent
+// is opened without symlinks and everything below is removed relative to
+// directories opened with O_NOFOLLOW. A missing path is no error.
+func RemoveAll(path string) error {
+	err := atParent("remove", path, removeAllAt)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+func removeAllAt(dirfd int, name string) error {
+	err := unix.Unlinkat(dirfd, name, 0)
+	if err == nil || err == unix.ENOENT {
+		return nil
+	}
+	if err != unix.EISDIR && err != unix.EPERM {
+		return err
+	}
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	d := os.NewFile(uintptr(fd), name)
+	names, err := d.Readdirnames(-1)
+	if err == nil {
+		for _, n := range names {
+			if err = removeAllAt(fd, n); err != nil {
+				break
+			}
+		}
+	}
+	d.Close()
+	if err != nil {
+		return err
+	}
+	if err := unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR); err != unix.ENOENT {
+		return err
+	}
+	return nil
+}
+
+// Rename renames oldpath to newpath, each relative to its parent directory
+// opened without following symlinks; a symlink at newpath is replaced, not
+// followed.
+func Rename(oldpath, newpath string) error {
+	return atParent("rename", oldpath, func(olddir int, oldname string) error {
+		return atParent("rename", newpath, func(newdir int, newname string) error {
+			return unix.Renameat(olddir, oldname, newdir, newname)
+		})
+	})
+}
+
+// Mkdir makes directory path (mode 0777 before umask) relative to its
+// parent directory opened without following symlinks.
+func Mkdir(path string) error {
+	return atParent("mkdir", path, func(dirfd int, name string) error {
+		return unix.Mkdirat(dirfd, name, 0o777)
+	})
+}
+
+// MkdirAll is os.MkdirAll (0777) that never creates or passes through a
+// symlink; an existing directory is fine.
+func MkdirAll(dir string) error {
+	fd, err := openDirCreate(dir)
+	if err != nil {
+		return err
+	}
+	unix.Close(fd)
+	return nil
+}
+
+// Chtimes sets path's access and modification times without following
+// symlinks.
+func Chtimes(path string, atime, mtime time.Time) error {
+	return atParent("chtimes", path, func(dirfd int, name string) error {
+		ts := []unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
+		return unix.UtimesNanoAt(dirfd, name, ts, unix.AT_SYMLINK_NOFOLLOW)
+	})
+}
+
+// ResolveRoot returns root unchanged when no component of it is a symlink,
+// else the path with every symlink resolved (filepath.EvalSymlinks): the
+// operator names the storage root, and only what is below it is checked.
+// Call it once, when a command starts.
+func ResolveRoot(root string) (string, error) {
+	fd, err := openNoSymlinks(unix.AT_FDCWD, root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err == nil {
+		unix.Close(fd)
+		return root, nil
+	}
+	if err != unix.ELOOP {
+		return root, nil // missing or not a directory: the caller's check reports it
+	}
+	resolved, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", &os.PathError{Op: "resolve", Path: root, Err: err}
+	}
+	return resolved, nil
+}
+
+// atParent opens path's parent directory without following symlinks and
+// calls fn with it and path's last component. Errors name path.
+func atParent(op, path string, fn func(dirfd int, name string) error) error {
+	dir, name := parentDir(path), baseName(path)
+	dirfd, err := openNoSymlinks(unix.AT_FDCWD, dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return pathError(op, path, err)
+	}
+	defer unix.Close(dirfd)
+	if err := fn(dirfd, name); err != nil {
+		return pathError(op, path, err)
+	}
+	return nil
+}
+
+// openDirCreate opens directory dir without following symlinks, first
+// creating it and its missing parents (0777) relative to their verified
+// parents. A racing creator is fine.
+func openDirCreate(dir string) (int, error) {
+	fd, err := openNoSymlinks(unix.AT_FDCWD, dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != unix.ENOENT {
+		if err != nil {
+			return -1, newError("Could not create storage directory: "+dir, pathError("mkdir", dir, err))
+		}
+		return fd, nil
+	}
+	parent := parentDir(dir)
+	if parent == dir {
+		return -1, newError("Could not create storage directory: "+dir, pathError("mkdir", dir, err))
+	}
+	pfd, err := openDirCreate(parent)
+	if err != nil {
+		return -1, newError("Could not create storage directory: "+dir, errors.Unwrap(err))
+	}
+	defer unix.Close(pfd)
+	name := baseName(dir)
+	if err := unix.Mkdirat(pfd, name, 0o777); err != nil && err != unix.EEXIST {
+		return -1, newError("Could not create storage directory: "+dir, pathError("mkdir", dir, err))
+	}
+	fd, err = openNoSymlinks(pfd, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return -1, newError("Could not create storage directory: "+dir, pathError("mkdir", dir, err))
+	}
+	return fd, nil
+}
+
+// baseName is path's last component (after trailing slashes are dropped).
+func baseName(p string) string {
+	p = strings.TrimRight(p, "/")
+	if p == "" {
+		return "/"
+	}
+	return p[strings.LastIndexByte(p, '/')+1:]
+}
