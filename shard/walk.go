@@ -3,7 +3,6 @@ package shard
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -228,11 +227,4 @@ func readTrees(roots []string, out []recordDir, stop *atomic.Bool) ([]recordDir,
 		}
 	}
 	return out, nil
-}
-
-// isRegularTarget reports whether path (a symlink or special file) stats to
-// a regular file; PHP's isFile() follows symlinks.
-func isRegularTarget(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
 }

@@ -129,6 +129,15 @@ func Remove(path string) error {
 	})
 }
 
+// Unlink unlinks the file path (never a directory) relative to its parent
+// directory opened without following symlinks; a symlink named path is
+// removed itself.
+func Unlink(path string) error {
+	return atParent("unlink", path, func(dirfd int, name string) error {
+		return unix.Unlinkat(dirfd, name, 0)
+	})
+}
+
 // RemoveAll is os.RemoveAll without following any symlink: path's parent
 // is opened without symlinks and everything below is removed relative to
 // directories opened with O_NOFOLLOW. A missing path is no error.
