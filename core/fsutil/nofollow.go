@@ -66,6 +66,13 @@ func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
+// Open is os.Open (read-only) without following symlinks.
+func Open(path string) (*os.File, error) { return OpenFile(path, os.O_RDONLY, 0) }
+
+// PathError is the error of op on path for an errno from OpenAt: a
+// *SymlinkError for ELOOP, else an *os.PathError.
+func PathError(op, path string, err error) error { return pathError(op, path, err) }
+
 // ReadFile is os.ReadFile without following symlinks.
 func ReadFile(path string) ([]byte, error) {
 	f, err := OpenFile(path, os.O_RDONLY, 0)
