@@ -100,7 +100,7 @@ func parseTarget(c *cli.Context, defaultEngine string) (target, error) {
 			return target{}, usageErr(c, "flag %s after ROOT: flags go before ROOT", a)
 		}
 	}
-	t := target{root: args[0], collection: defaultColl, engine: defaultEngine}
+	t := target{root: storageRoot(args[0]), collection: defaultColl, engine: defaultEngine}
 	if len(args) > 1 {
 		t.collection = args[1]
 	}
