@@ -63,12 +63,12 @@ func (r *refusalLog) note(err error) bool {
 }
 
 // missingDirErrno is the errno of a lookup of rel when it is no collection,
-// log, queue or namespace: ELOOP (logged once) when rel, or its data/ or
-// .storh/, is a symlink, which is refused rather than followed; else
-// ENOENT.
+// log, queue or namespace: ELOOP (logged once) when rel, or one of the
+// entries that would make it one, is a symlink, which is refused rather
+// than followed; else ENOENT.
 func (m *mountState) missingDirErrno(rel string) syscall.Errno {
-	for _, p := range []string{rel, rel + "/data", rel + "/.storh"} {
-		if _, err := m.catalog.Stat(p); m.refusals.note(err) {
+	for _, sub := range []string{"", "/data", "/.storh", "/queue.log", "/manifest.jsonc", "/segments", "/partitions"} {
+		if _, err := m.catalog.Stat(rel + sub); m.refusals.note(err) {
 			return syscall.ELOOP
 		}
 	}

@@ -53,7 +53,7 @@ func exitAction(body func(c *cli.Context) error) cli.ActionFunc {
 		if errors.As(err, &ce) {
 			code = ce.code
 		}
-		if msg := oneLine(err.Error()); msg != "" {
+		if msg := oneLine(withSymlinkCause(err)); msg != "" {
 			fmt.Fprintln(os.Stderr, msg)
 		}
 		os.Exit(code)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 
 	"storhfs/core/fsutil"
 )
@@ -30,4 +31,16 @@ func symlinkRefusal(dir string) error {
 		}
 	}
 	return nil
+}
+
+// withSymlinkCause is err's message, followed by the refused symlink when
+// err carries one its message does not name (storh's messages, such as
+// "Could not read storage file: <path>", keep PHP's text without a cause).
+func withSymlinkCause(err error) string {
+	msg := err.Error()
+	var se *fsutil.SymlinkError
+	if errors.As(err, &se) && !strings.Contains(msg, se.Error()) {
+		msg += " (" + se.Error() + ")"
+	}
+	return msg
 }

@@ -157,7 +157,7 @@ func openRetry(f recordFile) (int, error) {
 			continue
 		}
 		if err != nil {
-			return -1, &fs.PathError{Op: "open", Path: f.path, Err: err}
+			return -1, fsutil.PathError("open", f.path, err)
 		}
 		return fd, nil
 	}
