@@ -1,7 +1,10 @@
 package fsutil
 
 import (
+	"io/fs"
 	"os"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,11 +42,56 @@ func statNoSymlinks(path string) (os.FileInfo, error) {
 	if err != nil {
 		return nil, pathError("stat", path, err)
 	}
-	f := os.NewFile(uintptr(fd), path)
-	defer f.Close()
-	fi, err := f.Stat()
-	if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+	fi := &statInfo{name: baseName(path)}
+	err = syscall.Fstat(fd, &fi.st)
+	unix.Close(fd)
+	switch {
+	case err != nil:
+		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+	case fi.st.Mode&syscall.S_IFMT == syscall.S_IFLNK:
 		return nil, &SymlinkError{Op: "stat", Path: path} // the walk fallback opens a last symlink itself
 	}
-	return fi, err
+	return fi, nil
+}
+
+// statInfo is the os.FileInfo of an fstat, as os.Stat gives it (Sys is
+// the *syscall.Stat_t), without the os.File that os.File.Stat needs.
+type statInfo struct {
+	name string
+	st   syscall.Stat_t
+}
+
+func (s *statInfo) Name() string       { return s.name }
+func (s *statInfo) Size() int64        { return s.st.Size }
+func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
+func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
+func (s *statInfo) Sys() any           { return &s.st }
+
+// Mode converts st_mode as os.Stat does.
+func (s *statInfo) Mode() fs.FileMode {
+	m := fs.FileMode(s.st.Mode & 0o777)
+	switch s.st.Mode & syscall.S_IFMT {
+	case syscall.S_IFBLK:
+		m |= fs.ModeDevice
+	case syscall.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFDIR:
+		m |= fs.ModeDir
+	case syscall.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case syscall.S_IFLNK:
+		m |= fs.ModeSymlink
+	case syscall.S_IFSOCK:
+		m |= fs.ModeSocket
+	}
+	if s.st.Mode&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if s.st.Mode&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if s.st.Mode&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
 }

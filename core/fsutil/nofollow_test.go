@@ -214,3 +214,30 @@ func TestResolveRoot(t *testing.T) {
 		t.Fatalf("missing root: %q, %v (the caller reports it)", got, err)
 	}
 }
+
+// Stat describes what it does not refuse exactly as os.Lstat does.
+func TestStatMatchesLstat(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/f", []byte("12345"), 0o640)
+	os.Mkdir(dir+"/d", 0o1755)
+	os.Chmod(dir+"/d", 0o1755|os.ModeSticky)
+	unix.Mkfifo(dir+"/p", 0o600)
+	for _, name := range []string{"f", "d", "p"} {
+		want, err := os.Lstat(dir + "/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Stat(dir + "/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Name() != want.Name() || got.Mode() != want.Mode() || got.Size() != want.Size() ||
+			!got.ModTime().Equal(want.ModTime()) || got.IsDir() != want.IsDir() {
+			t.Errorf("%s: Stat %v %v %d %v, Lstat %v %v %d %v", name, got.Name(), got.Mode(), got.Size(), got.ModTime(),
+				want.Name(), want.Mode(), want.Size(), want.ModTime())
+		}
+		if st, ok := got.Sys().(*syscall.Stat_t); !ok || st.Ino != want.Sys().(*syscall.Stat_t).Ino {
+			t.Errorf("%s: Sys() = %#v", name, got.Sys())
+		}
+	}
+}
