@@ -237,13 +237,31 @@ func ResolveRoot(root string) (string, error) {
 		return root, nil
 	}
 	if err != unix.ELOOP {
-		return root, nil // missing or not a directory: the caller's check reports it
+		return root, nil // no symlink on the way: the caller's checks report the rest
 	}
-	resolved, err := filepath.EvalSymlinks(root)
+	resolved, err := resolveExisting(root)
 	if err != nil {
 		return "", &os.PathError{Op: "resolve", Path: root, Err: err}
 	}
 	return resolved, nil
+}
+
+// resolveExisting is filepath.EvalSymlinks of the longest existing prefix
+// of p, with the missing rest appended (a ROOT that is still to be made).
+func resolveExisting(p string) (string, error) {
+	resolved, err := filepath.EvalSymlinks(p)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return resolved, err
+	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return "", err
+	}
+	rp, perr := resolveExisting(parent)
+	if perr != nil {
+		return "", perr
+	}
+	return filepath.Join(rp, filepath.Base(p)), nil
 }
 
 // atParent opens path's parent directory without following symlinks and

@@ -213,6 +213,9 @@ func TestResolveRoot(t *testing.T) {
 	if got, err := ResolveRoot(base + "/missing"); err != nil || got != base+"/missing" {
 		t.Fatalf("missing root: %q, %v (the caller reports it)", got, err)
 	}
+	if got, err := ResolveRoot(base + "/link/new/root"); err != nil || got != base+"/real/new/root" {
+		t.Fatalf("root still to be made below a symlink: %q, %v", got, err)
+	}
 }
 
 // Stat describes what it does not refuse exactly as os.Lstat does.
