@@ -125,16 +125,17 @@ func (w *watcher) add(dir string, d watchedDir) {
 		return
 	}
 	// inotify follows symlinks: a directory that is, or passes through,
-	// one is never watched (nofollow: nothing under ROOT is).
+	// one is never watched (refusalOf logs it, once).
 	err := w.m.refusalOf(dir)
 	if err == nil {
-		err = w.w.Add(dir)
+		if err = w.w.Add(dir); err != nil {
+			w.m.log.Printf("watch %s: %v (outside changes there show up after the 1 s cache timeout)", dir, err)
+		}
 	}
 	if err != nil {
 		w.mu.Lock()
 		delete(w.dirs, dir)
 		w.mu.Unlock()
-		w.m.log.Printf("watch %s: %v (outside changes there show up after the 1 s cache timeout)", dir, err)
 	}
 }
 

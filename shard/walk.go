@@ -19,7 +19,8 @@ type Entry struct {
 }
 
 // Walk lists record files like PHP's stream()/stats() scan (spec 8.5): every
-// file below C/data (any depth, symlinked directories not followed) whose
+// regular file below C/data (any depth; no symlink is followed, where
+// PHP follows symlinked files; a symlinked C or data/ fails) whose
 // name ends in ".jsonc" with a non-empty stem, keyed by the stem, in
 // bytewise key order; keys <= after are skipped (after "" = all). Files in
 // a wrong bucket (or directly in data/, or deeper) are listed too. When one
