@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -242,5 +243,37 @@ func TestStatMatchesLstat(t *testing.T) {
 		if st, ok := got.Sys().(*syscall.Stat_t); !ok || st.Ino != want.Sys().(*syscall.Stat_t).Ino {
 			t.Errorf("%s: Sys() = %#v", name, got.Sys())
 		}
+	}
+}
+
+// The open-time sweep deletes stale markers and dead writers' temps; a
+// symlinked writers/ or bucket must not make it delete files outside.
+func TestSweepNeverFollowsSymlinks(t *testing.T) {
+	c, outside := t.TempDir(), t.TempDir()
+	os.MkdirAll(c+"/.storh", 0o777)
+	os.MkdirAll(c+"/data", 0o777)
+	os.WriteFile(outside+"/2147483646.0123abcd", nil, 0o600) // a stale marker name
+	os.WriteFile(outside+"/.2147483646.ab.1.tmp", nil, 0o600) // a dead writer's temp name
+	os.Symlink(outside, c+"/.storh/writers")
+	os.Symlink(outside, c+"/data/ab")
+	os.Symlink(outside+"/.2147483646.ab.1.tmp", c+"/data/.2147483646.ab.2.tmp")
+	err := SweepOnOpen(c, time.Now())
+	if !isSymlinkErr(err) {
+		t.Errorf("SweepOnOpen with a symlinked writers/: %v, want a SymlinkError", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 2 {
+		t.Fatalf("the sweep deleted files outside the collection: %v left", entries)
+	}
+	if _, err := os.Lstat(c + "/data/.2147483646.ab.2.tmp"); err != nil {
+		t.Errorf("a symlink named like a temp was removed: %v", err)
+	}
+	w := NewWriter(c)
+	if err := w.Register(); !isSymlinkErr(err) {
+		t.Errorf("Register through a symlinked writers/: %v", err)
+	}
+	os.MkdirAll(c+"/x/.storh", 0o777)
+	os.Symlink(outside+"/2147483646.0123abcd", c+"/x/.storh/write.lock")
+	if _, err := OpenLock(c+"/x/.storh/write.lock", os.O_RDWR); !isSymlinkErr(err) {
+		t.Errorf("OpenLock of a symlinked lock file: %v", err)
 	}
 }
