@@ -88,13 +88,21 @@ func TestHostileInputRefused(t *testing.T) {
 			return err == nil && bytes.Equal(got, content)
 		})
 	}
-	runFails(t, "", "cat", m.path("notes", ".all.ndjson"))
 	out := runFails(t, "", storhfsBin, "export", root, "notes", filepath.Join(scratch, "out.jsonl"))
 	if !strings.Contains(out, "Invalid JSONC storage file") {
 		t.Errorf("export of a collection with hostile records: %q, want storh's corrupt-record error", out)
 	}
 	runOK(t, "", "ls", m.path("notes"))
 	runOK(t, "", "cat", m.path("pages", existing+".jsonc"))
+
+	// A hostile record is repaired by writing a good one over it.
+	for id := range planted {
+		good := filepath.Join(scratch, "good.jsonc")
+		writeFile(t, good, `{"id":"`+id+`","data":{"fixed":true}}`+"\n")
+		runOK(t, "", "cp", good, m.path("notes", id+".jsonc"))
+		runOK(t, "", "cmp", good, storedPath(root, "notes", id))
+	}
+	verify(t, root, "notes")
 }
 
 // A name longer than NAME_MAX fails with ENAMETOOLONG wherever it is
