@@ -31,6 +31,7 @@ type refusalLog struct {
 
 	mu   sync.Mutex
 	seen map[string]bool
+	full bool // maxRefusalsLogged paths seen: no more are logged
 }
 
 const maxRefusalsLogged = 4096
@@ -44,19 +45,18 @@ func (r *refusalLog) note(err error) bool {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.seen[se.Path] {
-		return true
-	}
 	switch {
-	case r.seen == nil:
-		r.seen = map[string]bool{}
-	case len(r.seen) == maxRefusalsLogged:
-		r.log.Printf("more symlinks under ROOT refused; further ones are not logged")
-	case len(r.seen) > maxRefusalsLogged:
-		return true
-	}
-	r.seen[se.Path] = true
-	if len(r.seen) <= maxRefusalsLogged {
+	case r.seen[se.Path]:
+	case len(r.seen) >= maxRefusalsLogged:
+		if !r.full {
+			r.full = true
+			r.log.Printf("more symlinks under ROOT refused; further ones are not logged")
+		}
+	default:
+		if r.seen == nil {
+			r.seen = map[string]bool{}
+		}
+		r.seen[se.Path] = true
 		r.log.Printf("%v", se)
 	}
 	return true
