@@ -252,7 +252,7 @@ func TestSweepNeverFollowsSymlinks(t *testing.T) {
 	c, outside := t.TempDir(), t.TempDir()
 	os.MkdirAll(c+"/.storh", 0o777)
 	os.MkdirAll(c+"/data", 0o777)
-	os.WriteFile(outside+"/2147483646.0123abcd", nil, 0o600) // a stale marker name
+	os.WriteFile(outside+"/2147483646.0123abcd", nil, 0o600)  // a stale marker name
 	os.WriteFile(outside+"/.2147483646.ab.1.tmp", nil, 0o600) // a dead writer's temp name
 	os.Symlink(outside, c+"/.storh/writers")
 	os.Symlink(outside, c+"/data/ab")
