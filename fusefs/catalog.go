@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"storhfs/core/fsutil"
 )
 
 // DocStoreBackend opens and manages DocStore collections; the real one
@@ -68,7 +70,7 @@ func (c *DirCatalog) kindOf(dir string, depth int) Kind {
 	if depth == 0 {
 		return KindNone
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := fsutil.ReadDir(dir)
 	if err != nil {
 		return KindNone
 	}
@@ -81,7 +83,7 @@ func (c *DirCatalog) kindOf(dir string, depth int) Kind {
 }
 
 func (c *DirCatalog) List(rel string) ([]DirEntry, error) {
-	entries, err := os.ReadDir(c.abs(rel))
+	entries, err := fsutil.ReadDir(c.abs(rel))
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +101,9 @@ func (c *DirCatalog) List(rel string) ([]DirEntry, error) {
 
 func (c *DirCatalog) Path(rel string) string { return c.abs(rel) }
 
-func (c *DirCatalog) Stat(rel string) (os.FileInfo, error) { return os.Stat(c.abs(rel)) }
+// Stat describes rel without following a symlink anywhere below Root: a
+// symlinked rel fails with *fsutil.SymlinkError.
+func (c *DirCatalog) Stat(rel string) (os.FileInfo, error) { return fsutil.Stat(c.abs(rel)) }
 
 func (c *DirCatalog) OpenDocStore(rel string, readOnly bool) (RecordStore, error) {
 	return c.Docs.Open(c.Root, rel, readOnly)
@@ -109,12 +113,14 @@ func (c *DirCatalog) CreateDocStore(rel string) error { return c.Docs.Create(c.R
 
 func (c *DirCatalog) RemoveDocStore(rel string) error { return c.Docs.RemoveEmpty(c.Root, rel) }
 
+// isDir and isFile never follow a symlink: a symlinked collection, data/,
+// segments/ or queue.log is neither, so it is not shown.
 func isDir(p string) bool {
-	fi, err := os.Stat(p)
+	fi, err := fsutil.Stat(p)
 	return err == nil && fi.IsDir()
 }
 
 func isFile(p string) bool {
-	fi, err := os.Stat(p)
+	fi, err := fsutil.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }

@@ -86,6 +86,9 @@ func (c *collectionNode) Setattr(ctx context.Context, f gofs.FileHandle, in *fus
 }
 
 func (c *collectionNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
+	if errno := nameErrno(name); errno != 0 {
+		return nil, errno
+	}
 	if id, ok := recordID(name); ok {
 		if errno := c.lookupRecord(id, out, nil); errno != 0 {
 			return nil, errno
@@ -126,6 +129,9 @@ func (c *collectionNode) Create(ctx context.Context, name string, flags, mode ui
 	}
 	if c.isRemoved() {
 		return nil, nil, 0, syscall.ENOENT
+	}
+	if errno := nameErrno(name); errno != 0 {
+		return nil, nil, 0, errno
 	}
 	if id, ok := recordID(name); ok {
 		h, errno := c.createRecord(id, flags)
@@ -439,7 +445,7 @@ func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat) 
 		}
 	}
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
+		if !errors.Is(err, fs.ErrNotExist) && !c.m.refusals.note(err) {
 			c.m.log.Printf("stat %s/%s: %v", c.rel, id, err)
 		}
 		return false, errnoOf(err, syscall.EIO)

@@ -39,6 +39,9 @@ func (d *dirNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOu
 
 func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	rel := childRel(d.rel, name)
+	if errno := nameErrno(name); errno != 0 {
+		return nil, errno
+	}
 	if isHidden(name) {
 		return nil, syscall.ENOENT
 	}
@@ -61,6 +64,9 @@ func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 func (d *dirNode) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	if d.m.readOnly {
 		return nil, syscall.EROFS
+	}
+	if errno := nameErrno(name); errno != 0 {
+		return nil, errno
 	}
 	if isHidden(name) {
 		return nil, syscall.EINVAL
@@ -173,7 +179,7 @@ func (m *mountState) dirChild(ctx context.Context, parent *fs.Inode, rel string,
 	case KindQueue:
 		node = &queueNode{m: m, mount: rel, dir: m.catalog.Path(rel)}
 	default:
-		return nil, syscall.ENOENT
+		return nil, m.missingDirErrno(rel)
 	}
 	fi, err := m.catalog.Stat(rel)
 	if err != nil {

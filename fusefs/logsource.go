@@ -6,12 +6,12 @@ import (
 	"io"
 	"io/fs"
 	"iter"
-	"os"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/seglog"
 )
 
@@ -99,12 +99,12 @@ func (s *logSource) fingerprint() (fingerprint, error) {
 			fp.mtimes[""] = fi.ModTime()
 		}
 	}
-	fi, err := os.Stat(s.dir + "/" + manifestFile)
+	fi, err := fsutil.Stat(s.dir + "/" + manifestFile)
 	if err != nil {
 		return fp, err
 	}
 	add(manifestFile, fi)
-	entries, err := os.ReadDir(s.dir + "/" + segmentsDir)
+	entries, err := fsutil.ReadDir(s.dir + "/" + segmentsDir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fp, err
 	}

@@ -2,12 +2,13 @@ package fusefs
 
 import (
 	"context"
-	"os"
 	"sort"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/core/fsutil"
 )
 
 // logNode is a SegmentedLog collection, or one partition of a partitioned
@@ -78,7 +79,7 @@ func (l *logNode) isPartition(name string) bool {
 
 // partitions lists the partition folders, sorted (dates sort by time).
 func (l *logNode) partitions() []string {
-	entries, err := os.ReadDir(l.dir + "/" + partitionDir)
+	entries, err := fsutil.ReadDir(l.dir + "/" + partitionDir)
 	if err != nil {
 		return nil
 	}

@@ -18,6 +18,7 @@ type mountState struct {
 	scratchSeq atomic.Uint64 // last scratch inode counter handed out
 	runNotify  func(func())  // runs kernel notifications; nil: a new goroutine (tests replace it)
 	self       selfChanges   // record files this mount just changed (for the watcher)
+	refusals   refusalLog    // symlinks under ROOT refused, each logged once
 
 	mu     sync.Mutex
 	stores map[string]*storeSlot   // collections by rel path
@@ -36,7 +37,7 @@ type storeSlot struct {
 
 func newMountState(c Catalog, readOnly bool, logger *log.Logger, maxBuffer int64) *mountState {
 	return &mountState{
-		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer),
+		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer), refusals: refusalLog{log: logger},
 		stores: map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
 	}
 }

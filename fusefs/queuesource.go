@@ -3,9 +3,9 @@ package fusefs
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"time"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/queue"
 )
 
@@ -52,7 +52,7 @@ func newQueueSource(dir string, now func() time.Time) *queueSource {
 }
 
 func (s *queueSource) fingerprint() (fingerprint, error) {
-	fi, err := os.Stat(s.dir + "/" + queueLogFile)
+	fi, err := fsutil.Stat(s.dir + "/" + queueLogFile)
 	if err != nil {
 		return fingerprint{}, err
 	}

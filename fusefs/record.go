@@ -56,6 +56,7 @@ func (c *collectionNode) openRecord(id string, flags uint32) (fs.FileHandle, uin
 		}
 	}
 	if err != nil {
+		c.m.refusals.note(err)
 		return nil, 0, errnoOf(err, syscall.EIO)
 	}
 	// NOFLUSH: closing a read-only descriptor has nothing to commit.

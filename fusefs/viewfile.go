@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/zeebo/xxh3"
+
+	"storhfs/core/fsutil"
 )
 
 // viewSource is the read-only files of one log or queue directory. Names
@@ -142,7 +143,7 @@ func viewIno(mountPath string) uint64 {
 
 // dirAttr describes a real directory shown read-only.
 func dirAttr(dir string, out *fuse.Attr) syscall.Errno {
-	fi, err := os.Stat(dir)
+	fi, err := fsutil.Stat(dir)
 	if err != nil {
 		return errnoOf(err, syscall.EIO)
 	}

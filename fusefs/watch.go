@@ -11,6 +11,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/hanwen/go-fuse/v2/fs"
+
+	"storhfs/core/fsutil"
 )
 
 // watcher makes changes written under ROOT by other processes visible in
@@ -122,11 +124,18 @@ func (w *watcher) add(dir string, d watchedDir) {
 	if known {
 		return
 	}
-	if err := w.w.Add(dir); err != nil {
+	// inotify follows symlinks: a directory that is, or passes through,
+	// one is never watched (refusalOf logs it, once).
+	err := w.m.refusalOf(dir)
+	if err == nil {
+		if err = w.w.Add(dir); err != nil {
+			w.m.log.Printf("watch %s: %v (outside changes there show up after the 1 s cache timeout)", dir, err)
+		}
+	}
+	if err != nil {
 		w.mu.Lock()
 		delete(w.dirs, dir)
 		w.mu.Unlock()
-		w.m.log.Printf("watch %s: %v (outside changes there show up after the 1 s cache timeout)", dir, err)
 	}
 }
 
@@ -221,7 +230,7 @@ func (w *watcher) setupBucket(bucketDir, rel string, scan bool) {
 	if !scan {
 		return
 	}
-	entries, _ := os.ReadDir(bucketDir)
+	entries, _ := fsutil.ReadDir(bucketDir)
 	for _, e := range entries {
 		if _, ok := recordID(e.Name()); ok {
 			w.queue(invalidation{mount: rel, name: e.Name()})
@@ -474,7 +483,7 @@ func parentOf(rel string) string {
 
 // readDirNames lists the subdirectory names of dir.
 func readDirNames(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+	entries, err := fsutil.ReadDir(dir)
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
 		if e.IsDir() {

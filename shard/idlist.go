@@ -116,7 +116,11 @@ func readStates(dirs []string, prev *IDList, now time.Time) []stateResult {
 // stateOf returns dir's state: prev's when the directory is unchanged
 // (reused), else read now.
 func stateOf(dir string, prev *IDList, now time.Time) (st dirState, reused bool, err error) {
-	fi, err := os.Stat(dir)
+	// A plain lstat (one syscall per directory and listing) is enough to
+	// decide reuse: a state is only ever read by readDir, which refuses
+	// symlinks anywhere in dir, and a directory swapped since shows another
+	// inode and is read (and refused) again.
+	fi, err := os.Lstat(dir)
 	if err != nil {
 		return dirState{}, false, err
 	}

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"storhfs/core/fsutil"
 )
 
 // direntBufPool holds getdents buffers for readDir.
@@ -21,9 +23,11 @@ const (
 	direntName   = 19
 )
 
-// readDir returns the sorted record keys of the files directly in dir and
-// the paths of its subdirectories (symlinks to directories excluded). A
-// missing dir gives an error wrapping fs.ErrNotExist.
+// readDir returns the sorted record keys of the regular files directly in
+// dir and the paths of its subdirectories. Symlinks are never followed
+// (design.md): a symlinked record or subdirectory is left out, and a dir
+// that is or passes through a symlink fails with ELOOP. A missing dir
+// gives an error wrapping fs.ErrNotExist.
 //
 // It reads the raw getdents64 records: the names of one batch are copied
 // into one string, which the keys are slices of (one allocation per batch
@@ -81,8 +85,8 @@ func readDir(dir string) (ids, subdirs []string, err error) {
 			if !ok {
 				continue
 			}
-			if typ != unix.DT_REG && !isRegularTarget(dir+"/"+name) {
-				continue
+			if typ != unix.DT_REG {
+				continue // symlinks and special files are not records
 			}
 			ids = append(ids, id)
 		}
@@ -93,7 +97,7 @@ func readDir(dir string) (ids, subdirs []string, err error) {
 
 func openDir(dir string) (int, error) {
 	for {
-		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		fd, err := fsutil.OpenAt(unix.AT_FDCWD, dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 		if err != unix.EINTR {
 			return fd, err
 		}

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -202,16 +204,36 @@ func TestWalkDuplicateKeyPrefersOwnBucket(t *testing.T) {
 	}
 }
 
+// Symlinks are never followed (design.md; PHP follows symlinked files):
+// a symlinked record or bucket is not listed, a symlinked data/ or
+// collection fails the walk and the listing with ELOOP.
 func TestWalkSymlinks(t *testing.T) {
 	c, other := t.TempDir(), t.TempDir()
 	os.MkdirAll(c+"/data/ab", 0o777)
-	os.WriteFile(other+"/"+idLowAB+".jsonc", nil, 0o666)
-	os.Symlink(other, c+"/data/9f")                                     // symlinked dir: not followed
-	os.Symlink(other+"/"+idLowAB+".jsonc", c+"/data/ab/"+id2d+".jsonc") // symlinked file: listed
-	os.Symlink(other+"/missing.jsonc", c+"/data/ab/"+idMixed+".jsonc")  // dangling: not a file
+	os.WriteFile(c+"/data/ab/"+idLowAB+".jsonc", nil, 0o666)
+	os.MkdirAll(other+"/data/2d", 0o777)
+	os.WriteFile(other+"/data/2d/"+id2d+".jsonc", nil, 0o666)
+	os.Symlink(other+"/data/2d", c+"/data/2d")                                    // symlinked bucket
+	os.Symlink(other+"/data/2d/"+id2d+".jsonc", c+"/data/ab/"+idMixed+".jsonc")   // symlinked record
+	os.Symlink(other+"/missing.jsonc", c+"/data/ab/"+idLowAB[:30]+"ffffff.jsonc") // dangling
 	ids, _ := walkIDs(t, c, "")
-	if fmt.Sprint(ids) != fmt.Sprint([]string{id2d}) {
+	if fmt.Sprint(ids) != fmt.Sprint([]string{idLowAB}) {
 		t.Fatalf("got %v", ids)
+	}
+	if l, _, err := ListIDs(c, nil, time.Now()); err != nil || fmt.Sprint(l.IDs) != fmt.Sprint([]string{idLowAB}) {
+		t.Fatalf("ListIDs: %v, %v", l, err)
+	}
+	link := t.TempDir() + "/c"
+	os.Symlink(other, link) // a symlinked collection
+	c2 := t.TempDir()
+	os.Symlink(other+"/data", c2+"/data") // a symlinked data/
+	for _, dir := range []string{link, c2} {
+		if err := Walk(dir, "", func(Entry) error { return nil }); !errors.Is(err, syscall.ELOOP) {
+			t.Errorf("Walk(%s): %v, want ELOOP", dir, err)
+		}
+		if _, _, err := ListIDs(dir, nil, time.Now()); !errors.Is(err, syscall.ELOOP) {
+			t.Errorf("ListIDs(%s): %v, want ELOOP", dir, err)
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package shard
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -20,7 +19,8 @@ type Entry struct {
 }
 
 // Walk lists record files like PHP's stream()/stats() scan (spec 8.5): every
-// file below C/data (any depth, symlinked directories not followed) whose
+// regular file below C/data (any depth; no symlink is followed, where
+// PHP follows symlinked files; a symlinked C or data/ fails) whose
 // name ends in ".jsonc" with a non-empty stem, keyed by the stem, in
 // bytewise key order; keys <= after are skipped (after "" = all). Files in
 // a wrong bucket (or directly in data/, or deeper) are listed too. When one
@@ -228,11 +228,4 @@ func readTrees(roots []string, out []recordDir, stop *atomic.Bool) ([]recordDir,
 		}
 	}
 	return out, nil
-}
-
-// isRegularTarget reports whether path (a symlink or special file) stats to
-// a regular file; PHP's isFile() follows symlinks.
-func isRegularTarget(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
 }

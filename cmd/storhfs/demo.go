@@ -27,7 +27,7 @@ func demoCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageError(c, "need ROOT")
 			}
-			root := c.Args().Get(0)
+			root := storageRoot(c.Args().Get(0))
 			if entries, err := os.ReadDir(root); err == nil && len(entries) > 0 {
 				return fmt.Errorf("demo root %s exists and is not empty", root)
 			}

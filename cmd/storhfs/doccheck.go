@@ -21,6 +21,9 @@ func checkDocTarget(root, collection string, mustExist bool) error {
 	case queue.IsCollection(dir):
 		return fmt.Errorf("%s is a Queue, not a DocStore: this command works on DocStore collections only", dir)
 	case mustExist && !docstore.IsCollection(dir):
+		if err := symlinkRefusal(dir); err != nil {
+			return err
+		}
 		return fmt.Errorf("Collection does not exist: %s", dir)
 	}
 	return nil

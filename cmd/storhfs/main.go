@@ -18,7 +18,7 @@ func main() {
 		os.Exit(runMountHelper(os.Args, os.Stderr))
 	}
 	if err := app.Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "storhfs:", err)
+		fmt.Fprintln(os.Stderr, "storhfs:", withSymlinkCause(err))
 		os.Exit(exitCodeOf(err))
 	}
 }

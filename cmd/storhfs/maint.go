@@ -354,7 +354,10 @@ func withDocOpts(t target, opts docstore.Options, fn func(*docstore.Store) (*php
 // or without data/ and .storh/) has no records and no indexes, so it gives
 // empty, the result PHP prints after creating the collection.
 func withDocReader(t target, empty *phpjson.Array, fn func(*docstore.Store) (*phpjson.Array, error)) (*phpjson.Array, error) {
-	if !docstore.IsCollection(docstore.CollectionDir(t.root, t.collection)) {
+	if dir := docstore.CollectionDir(t.root, t.collection); !docstore.IsCollection(dir) {
+		if err := symlinkRefusal(dir); err != nil {
+			return nil, err
+		}
 		return empty, nil
 	}
 	return withDocReadOnly(t, fn)

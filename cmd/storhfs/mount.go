@@ -45,6 +45,7 @@ func runMount(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	root = storageRoot(root)
 	if err := checkRoot(root); err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func exitAction(body func(c *cli.Context) error) cli.ActionFunc {
 		if errors.As(err, &ce) {
 			code = ce.code
 		}
-		if msg := oneLine(err.Error()); msg != "" {
+		if msg := oneLine(withSymlinkCause(err)); msg != "" {
 			fmt.Fprintln(os.Stderr, msg)
 		}
 		os.Exit(code)
@@ -100,7 +100,7 @@ func parseTarget(c *cli.Context, defaultEngine string) (target, error) {
 			return target{}, usageErr(c, "flag %s after ROOT: flags go before ROOT", a)
 		}
 	}
-	t := target{root: args[0], collection: defaultColl, engine: defaultEngine}
+	t := target{root: storageRoot(args[0]), collection: defaultColl, engine: defaultEngine}
 	if len(args) > 1 {
 		t.collection = args[1]
 	}

@@ -40,11 +40,15 @@ Example:
 			if phpTrim(root) == "" {
 				return usageErr(c, "missing ROOT")
 			}
+			root = storageRoot(root)
 			if err := checkDocTarget(root, collection, false); err != nil {
 				return err
 			}
 			dir := docstore.CollectionDir(root, collection)
 			if !docstore.IsCollection(dir) {
+				if err := symlinkRefusal(dir); err != nil {
+					return err
+				}
 				return fmt.Errorf("Record not found: %s (no collection %s)", id, dir)
 			}
 			_, err := withDocReadOnly(target{root: root, collection: collection}, func(s *docstore.Store) (*phpjson.Array, error) {

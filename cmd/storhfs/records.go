@@ -53,7 +53,7 @@ func deleteCommand() *cli.Command {
 // withStore opens ROOT/COLLECTION (arguments 0 and 1), runs fn and closes
 // it. A log or queue collection is refused.
 func withStore(c *cli.Context, fn func(*docstore.Store) error) error {
-	root, collection := c.Args().Get(0), c.Args().Get(1)
+	root, collection := storageRoot(c.Args().Get(0)), c.Args().Get(1)
 	if err := checkRoot(root); err != nil {
 		return err
 	}

@@ -108,7 +108,7 @@ func withTestLog(c *cli.Context, fn func(*seglog.Log) error) error {
 		ms := c.Int64("partition-ms")
 		opts.PartitionTimestampMs = &ms
 	}
-	l, err := seglog.Open(c.Args().Get(0), c.Args().Get(1), opts)
+	l, err := seglog.Open(storageRoot(c.Args().Get(0)), c.Args().Get(1), opts)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func withTestQueue(c *cli.Context, fn func(*queue.Queue) error) error {
 	if c.NArg() < 2 {
 		return usageError(c, "need ROOT and NAME")
 	}
-	q, err := queue.Open(c.Args().Get(0), c.Args().Get(1), queue.Options{})
+	q, err := queue.Open(storageRoot(c.Args().Get(0)), c.Args().Get(1), queue.Options{})
 	if err != nil {
 		return err
 	}

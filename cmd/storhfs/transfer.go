@@ -139,7 +139,7 @@ func transferArgs(c *cli.Context) (root, collection, file string, err error) {
 	if c.NArg() != 3 {
 		return "", "", "", usageErr(c, "need ROOT, COLLECTION and FILE")
 	}
-	root, collection, file = c.Args().Get(0), c.Args().Get(1), c.Args().Get(2)
+	root, collection, file = storageRoot(c.Args().Get(0)), c.Args().Get(1), c.Args().Get(2)
 	if phpTrim(root) == "" || file == "" {
 		return "", "", "", usageErr(c, "ROOT and FILE must not be empty")
 	}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"io"
 	"os"
+
+	"storhfs/core/fsutil"
 )
 
 // sortedLines is one sorted input of the range merge: a chunk file read
@@ -17,7 +19,7 @@ type sortedLines struct {
 }
 
 func openChunk(path string) (*sortedLines, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.Open(path)
 	if err != nil {
 		return nil, &PHPError{Msg: "Could not read range index chunk: " + path, Err: err}
 	}

@@ -1,7 +1,6 @@
 package docindex
 
 import (
-	"os"
 	"sort"
 	"strconv"
 
@@ -159,7 +158,7 @@ func removeFromEntry(path, key, id string, written writtenEntries) error {
 	}
 	kept = sortedUnique(kept)
 	if len(kept) == 0 {
-		if os.Remove(path) == nil { // a failed unlink leaves the file to be re-read
+		if fsutil.Remove(path) == nil { // a failed unlink leaves the file to be re-read
 			record(written, path, nil)
 		}
 		return nil

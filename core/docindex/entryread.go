@@ -2,9 +2,9 @@ package docindex
 
 import (
 	"bytes"
-	"os"
 	"strings"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
 )
 
@@ -17,7 +17,7 @@ import (
 // taken from the text and only the small rest is JSON-decoded; the result
 // is the one a full decode gives. Anything else is fully decoded.
 func readEntry(path string) (*phpjson.Array, []string, error) {
-	content, err := os.ReadFile(path)
+	content, err := fsutil.ReadFile(path)
 	if err != nil && absent(path, err) {
 		return nil, nil, nil
 	}

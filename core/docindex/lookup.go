@@ -3,9 +3,9 @@ package docindex
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"sort"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
 )
 
@@ -123,6 +123,6 @@ func absent(path string, readErr error) bool {
 }
 
 func isFile(path string) bool {
-	fi, err := os.Stat(path)
+	fi, err := fsutil.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
 }

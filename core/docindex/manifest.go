@@ -3,10 +3,10 @@ package docindex
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
 )
 
@@ -33,7 +33,7 @@ const phpTrimSet = " \t\n\r\x00\x0b"
 // object with a string "field" are skipped; unique/range count only when
 // they are the literal true; a later duplicate replaces an earlier one.
 func readManifest(manifestPath string) ([]Definition, error) {
-	content, err := os.ReadFile(manifestPath)
+	content, err := fsutil.ReadFile(manifestPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

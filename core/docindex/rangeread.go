@@ -5,9 +5,9 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
 )
 
@@ -23,7 +23,7 @@ type checkpoint struct {
 // index yields no checkpoints: readers then scan from offset 0, which gives
 // the same result (PHP would throw on an undecodable one).
 func (m *Manager) readCheckpoints(field string) []checkpoint {
-	content, err := os.ReadFile(m.paths.rangeIdx(field))
+	content, err := fsutil.ReadFile(m.paths.rangeIdx(field))
 	if err != nil {
 		return nil
 	}
@@ -76,7 +76,7 @@ func seekOffset(cps []checkpoint, lower string) int64 {
 // missing file has no lines. fn returning errStopLines ends the walk. Open
 // and read failures are errUnreadableRange errors.
 func forEachLine(path string, offset int64, fn func(line []byte) error) error {
-	f, err := os.Open(path)
+	f, err := fsutil.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

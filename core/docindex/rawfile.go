@@ -6,6 +6,8 @@ import (
 	"io/fs"
 
 	"golang.org/x/sys/unix"
+
+	"storhfs/core/fsutil"
 )
 
 // rawFile is a read-only file descriptor used without os.File: opening a
@@ -18,12 +20,12 @@ type rawFile struct {
 
 func openRaw(path string) (rawFile, error) {
 	for {
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		fd, err := fsutil.OpenAt(unix.AT_FDCWD, path, unix.O_RDONLY, 0)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return rawFile{fd: -1}, &fs.PathError{Op: "open", Path: path, Err: err}
+			return rawFile{fd: -1}, fsutil.PathError("open", path, err)
 		}
 		return rawFile{fd: fd, path: path}, nil
 	}

@@ -1,7 +1,6 @@
 package docindex
 
 import (
-	"os"
 	"sync"
 
 	"storhfs/core/fsutil"
@@ -77,7 +76,7 @@ func (b *rebuilder) clear() {
 	root := b.paths.entries()
 	// PHP ignores unlink/rmdir failures here. Only when the delete fully
 	// succeeded is entries/ known to hold no entry file to merge with.
-	b.fresh = os.RemoveAll(root) == nil
+	b.fresh = fsutil.RemoveAll(root) == nil
 	b.clearErr = fsutil.EnsureDir(root)
 }
 
@@ -285,7 +284,7 @@ func (b *rebuilder) finish() error {
 		return m.err
 	}
 	for _, c := range m.chunks {
-		_ = os.Remove(c)
+		_ = fsutil.Remove(c)
 	}
 	return b.w.syncDirs()
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
 )
 
@@ -140,7 +141,7 @@ func compoundPairs(defs []Definition) [][2]string {
 // verifyEntryDir checks every *.jsonc (not starting with '.') of dir, in
 // name order, and adds its ids under "<field from file>\0<key from file>".
 func (m *Manager) verifyEntryDir(rep *VerifyReport, dir, wantField string, checkKey bool, actual identities) {
-	list, _ := os.ReadDir(dir) // sorted by name; a missing dir has no files
+	list, _ := fsutil.ReadDir(dir) // sorted by name; a missing dir has no files
 	for _, de := range list {
 		name := de.Name()
 		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".jsonc") {
@@ -148,7 +149,7 @@ func (m *Manager) verifyEntryDir(rep *VerifyReport, dir, wantField string, check
 		}
 		path := dir + "/" + name
 		rep.Files++
-		content, err := os.ReadFile(path)
+		content, err := fsutil.ReadFile(path)
 		var obj *phpjson.Array
 		if err == nil {
 			obj, err = decodeJSONCObject(content, path)
@@ -185,7 +186,7 @@ func (m *Manager) verifyEntryDir(rep *VerifyReport, dir, wantField string, check
 // verifyRangeFile applies every line of a main or delta file under
 // "f\0key\0VK(value)".
 func (m *Manager) verifyRangeFile(rep *VerifyReport, path, field string, actual identities) {
-	if _, err := os.Stat(path); err != nil && os.IsNotExist(err) {
+	if _, err := fsutil.Stat(path); err != nil && os.IsNotExist(err) {
 		return
 	}
 	rep.Files++

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -41,7 +40,7 @@ func (s *Store) countStats() (statsCounts, error) {
 		case r.err != nil:
 			c.corrupt++
 			if size == 0 {
-				if fi, serr := os.Stat(r.path); serr == nil {
+				if fi, serr := fsutil.Stat(r.path); serr == nil {
 					size = int(fi.Size())
 				}
 			}
@@ -196,12 +195,12 @@ func (s *Store) Repair() (*phpjson.Array, error) {
 // <id>-<hex8>.jsonc when that name is taken (spec 4.5).
 func (s *Store) quarantine(path string) error {
 	qdir := s.dir + "/.storh/corrupt"
-	if err := os.MkdirAll(qdir, 0o777); err != nil {
+	if err := fsutil.MkdirAll(qdir); err != nil {
 		return wrapError(nil, msgQuarantine+path, err)
 	}
 	base := filepath.Base(path)
 	target := qdir + "/" + base
-	if _, err := os.Lstat(target); err == nil {
+	if _, err := fsutil.Stat(target); err == nil {
 		var b [4]byte
 		if _, err := rand.Read(b[:]); err != nil {
 			return wrapError(nil, msgQuarantine+path, err)
@@ -211,7 +210,7 @@ func (s *Store) quarantine(path string) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return wrapError(nil, msgQuarantine+path, err)
 	}
-	if err := os.Rename(path, target); err != nil {
+	if err := fsutil.Rename(path, target); err != nil {
 		return wrapError(nil, msgQuarantine+path, err)
 	}
 	_ = fsutil.FsyncDir(filepath.Dir(path))

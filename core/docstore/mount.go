@@ -22,7 +22,7 @@ func (s *Store) StatRecord(id string) (os.FileInfo, error) {
 	if err := validID(id); err != nil {
 		return nil, err
 	}
-	return os.Stat(s.RecordPath(id))
+	return fsutil.Stat(s.RecordPath(id))
 }
 
 // OpenRecord opens the record file of id read-only.
@@ -40,7 +40,7 @@ func (s *Store) SetRecordTimes(id string, atime, mtime time.Time) error {
 	if err := validID(id); err != nil {
 		return err
 	}
-	return os.Chtimes(s.RecordPath(id), atime, mtime)
+	return fsutil.Chtimes(s.RecordPath(id), atime, mtime)
 }
 
 // IsCollection reports whether dir looks like a DocStore collection: it
@@ -48,7 +48,7 @@ func (s *Store) SetRecordTimes(id string, atime, mtime time.Time) error {
 // SegmentedLog and Queue directories first.
 func IsCollection(dir string) bool {
 	for _, sub := range []string{"/data", "/.storh"} {
-		if fi, err := os.Stat(dir + sub); err == nil && fi.IsDir() {
+		if fi, err := fsutil.Stat(dir + sub); err == nil && fi.IsDir() {
 			return true
 		}
 	}
@@ -59,7 +59,7 @@ func IsCollection(dir string) bool {
 func Create(root, collection string) error {
 	dir := CollectionDir(root, collection)
 	for _, d := range []string{dir, dir + "/data", dir + "/.storh/writers"} {
-		if err := os.MkdirAll(d, 0o777); err != nil {
+		if err := fsutil.MkdirAll(d); err != nil {
 			return fmt.Errorf("create collection %s: %w", dir, err)
 		}
 	}
@@ -83,7 +83,7 @@ var ErrBusy error = &kind{name: "collection is in use by another writer", parent
 // to drop (the caller closes its own stores afterwards).
 func RemoveEmpty(root, collection string) error {
 	dir := CollectionDir(root, collection)
-	if _, err := os.Stat(dir); err != nil {
+	if _, err := fsutil.Stat(dir); err != nil {
 		return err
 	}
 	lock, err := fsutil.OpenLock(dir+"/.storh/write.lock", os.O_RDWR)
@@ -118,7 +118,7 @@ func removeEmptyLocked(dir string) error {
 	}
 	// Anything in data/ besides empty buckets (temp files of a live writer,
 	// foreign files) also keeps the collection.
-	buckets, err := os.ReadDir(dir + "/data")
+	buckets, err := fsutil.ReadDir(dir + "/data")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -126,17 +126,17 @@ func removeEmptyLocked(dir string) error {
 		if !b.IsDir() {
 			return ErrNotEmpty
 		}
-		if err := os.Remove(dir + "/data/" + b.Name()); err != nil {
+		if err := fsutil.Remove(dir + "/data/" + b.Name()); err != nil {
 			return ErrNotEmpty
 		}
 	}
-	if err := os.RemoveAll(dir + "/.storh"); err != nil {
+	if err := fsutil.RemoveAll(dir + "/.storh"); err != nil {
 		return err
 	}
-	if err := os.Remove(dir + "/data"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := fsutil.Remove(dir + "/data"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := os.Remove(dir); err != nil {
+	if err := fsutil.Remove(dir); err != nil {
 		return ErrNotEmpty
 	}
 	return nil
@@ -145,7 +145,7 @@ func removeEmptyLocked(dir string) error {
 // checkNoOtherWriters fails with ErrBusy when C/.storh/writers holds the
 // marker of a live process other than this one.
 func checkNoOtherWriters(dir string) error {
-	markers, err := os.ReadDir(fsutil.WritersDir(dir))
+	markers, err := fsutil.ReadDir(fsutil.WritersDir(dir))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil

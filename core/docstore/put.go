@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
-	"golang.org/x/sys/unix"
-
+	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
 )
 
@@ -148,7 +146,7 @@ func (s *Store) putRaw(id string, content []byte, mustBeNew bool) error {
 	copy(raw, content)
 	return withID(id, s.withWriteLock(func() error {
 		if mustBeNew {
-			if _, err := os.Lstat(path); err == nil {
+			if _, err := fsutil.Stat(path); err == nil {
 				return fmt.Errorf("record file %s: %w", path, fs.ErrExist)
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				return err
@@ -232,7 +230,7 @@ func (s *Store) deleteLocked(id string) error {
 // removeRecordFile unlinks a record file (plain unlink, no directory fsync,
 // spec 4.4); a missing file is fine.
 func removeRecordFile(id, path string) error {
-	err := unix.Unlink(path)
+	err := fsutil.Unlink(path)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

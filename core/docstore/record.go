@@ -3,12 +3,11 @@ package docstore
 import (
 	"errors"
 	"io/fs"
-	"strings"
 	"sync"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
 	"storhfs/core/uuidv7"
 )
@@ -158,26 +157,17 @@ func openRetry(f recordFile) (int, error) {
 			continue
 		}
 		if err != nil {
-			return -1, &fs.PathError{Op: "open", Path: f.path, Err: err}
+			return -1, fsutil.PathError("open", f.path, err)
 		}
 		return fd, nil
 	}
 }
 
-// openat is unix.Openat(dirfd, path, O_RDONLY|O_CLOEXEC, 0) without
-// allocating the NUL-terminated copy of path for the usual short paths.
+// openat opens path read-only relative to dirfd without following a
+// symlink at any component (fsutil.OpenAt): a symlinked record, bucket or
+// collection fails with ELOOP instead of showing what it points at.
 func openat(dirfd int, path string) (int, error) {
-	var cpath [512]byte
-	if len(path) >= len(cpath) || strings.IndexByte(path, 0) >= 0 {
-		return unix.Openat(dirfd, path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	}
-	copy(cpath[:], path)
-	r, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&cpath[0])),
-		uintptr(unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
-	if errno != 0 {
-		return -1, errno
-	}
-	return int(r), nil
+	return fsutil.OpenAt(dirfd, path, unix.O_RDONLY, 0)
 }
 
 // loadRecord reads and validates the record file at path for id. A missing

@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/readahead"
 	"storhfs/shard"
 )
@@ -128,7 +129,7 @@ type dataDirFD struct {
 
 func (s *Store) openDataDir() dataDirFD {
 	dir := shard.DataDir(s.dir)
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := fsutil.OpenAt(unix.AT_FDCWD, dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
 		fd = unix.AT_FDCWD
 	}

@@ -1,22 +1,29 @@
 package fsutil
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // WriteFileDurable writes a record file per spec 4.1: mkdir -p the parent
-// (0777), write content to w.TempPath(parent) (O_WRONLY|O_CREAT|O_TRUNC,
+// (0777), write content to w.TempPath(parent) (O_WRONLY|O_CREAT|O_EXCL,
 // 0666), fsync, close, rename onto final, fsync the parent directory
 // (errors of that last fsync ignored, like PHP). On failure the temp file
-// is removed and the error carries PHP's message.
+// is removed and the error carries PHP's message. The temp is created, and
+// renamed, relative to the parent opened without following symlinks
+// (nofollow.go): a bucket swapped for a symlink cannot redirect the write.
 func (w *Writer) WriteFileDurable(final string, content []byte) error {
 	dir := parentDir(final)
-	if err := ensureDir(dir); err != nil {
+	d, err := openStorageDir(dir, true)
+	if err != nil {
 		return err
 	}
-	return replaceVia(w.TempPath(dir), final, content)
+	defer d.close()
+	return d.replace(w.TempPath(dir), final, content)
 }
 
 // WriteAtomic replaces path per spec 4.2 with the temp name
@@ -25,21 +32,29 @@ func (w *Writer) WriteFileDurable(final string, content []byte) error {
 // (PID-named temp) when a Writer is at hand.
 func WriteAtomic(path string, content []byte) error {
 	dir := parentDir(path)
-	if err := ensureDir(dir); err != nil {
+	d, err := openStorageDir(dir, true)
+	if err != nil {
 		return err
 	}
-	return replaceVia(atomicTemp(dir, path), path, content)
+	defer d.close()
+	return d.replace(atomicTemp(dir, path), path, content)
 }
 
 // WriteAtomicNoDirSync is WriteAtomic into an existing directory without
 // the directory fsync, for a caller that writes many files into one
 // directory and then fsyncs it once (FsyncDir) before relying on them.
 func WriteAtomicNoDirSync(path string, content []byte) error {
-	temp := atomicTemp(parentDir(path), path)
-	if err := writeTemp(temp, content); err != nil {
+	dir := parentDir(path)
+	temp := atomicTemp(dir, path)
+	d, err := openStorageDir(dir, false)
+	if err != nil {
+		return newError("Could not open temporary storage file for writing: "+temp, errors.Unwrap(err))
+	}
+	defer d.close()
+	if err := d.writeTemp(temp, content); err != nil {
 		return err
 	}
-	return renameTemp(temp, path)
+	return d.renameTemp(temp, path)
 }
 
 // atomicTemp is WriteAtomic's temp name for path in its directory dir:
@@ -52,13 +67,16 @@ func atomicTemp(dir, path string) string {
 // O_WRONLY|O_CREAT|O_APPEND 0666, parent created if needed, no directory
 // fsync.
 func AppendDurable(path string, content []byte) error {
-	if err := ensureDir(parentDir(path)); err != nil {
+	d, err := openStorageDir(parentDir(path), true)
+	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
+	defer d.close()
+	fd, err := openNoSymlinks(d.fd, baseName(path), unix.O_WRONLY|unix.O_CREAT|unix.O_APPEND, 0o666)
 	if err != nil {
-		return newError("Could not open storage file for appending: "+path, err)
+		return newError("Could not open storage file for appending: "+path, pathError("open", path, err))
 	}
+	f := os.NewFile(uintptr(fd), path)
 	if _, err := f.Write(content); err != nil {
 		f.Close()
 		return newError("Could not write storage file: "+path, err)
@@ -91,39 +109,59 @@ func FsyncPath(path string) error {
 }
 
 // EnsureDir is a recursive mkdir (0777) with PHP's error text
-// "Could not create storage directory: <dir>"; existing dirs are fine.
-func EnsureDir(dir string) error { return ensureDir(dir) }
+// "Could not create storage directory: <dir>"; existing dirs are fine. It
+// never creates or passes through a symlink.
+func EnsureDir(dir string) error { return MkdirAll(dir) }
 
-func ensureDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		// A racing creator is fine as long as a directory is there now.
-		if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
-			return nil
-		}
-		return newError("Could not create storage directory: "+dir, err)
+// storageDir is a directory opened without following symlinks; the temp
+// files of a durable write are created, renamed and removed relative to
+// it.
+type storageDir struct {
+	fd   int
+	path string
+}
+
+// openStorageDir opens dir (creating it and its parents when create is
+// set), with PHP's "Could not create storage directory" error.
+func openStorageDir(dir string, create bool) (storageDir, error) {
+	if create {
+		fd, err := openDirCreate(dir)
+		return storageDir{fd: fd, path: dir}, err
 	}
+	fd, err := openNoSymlinks(unix.AT_FDCWD, dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return storageDir{fd: -1}, newError("Could not create storage directory: "+dir, pathError("open", dir, err))
+	}
+	return storageDir{fd: fd, path: dir}, nil
+}
+
+func (d storageDir) close() { unix.Close(d.fd) }
+
+// replace writes content to temp, syncs it and renames it onto final, then
+// fsyncs the directory (errors of that fsync ignored, like PHP). temp and
+// final are paths directly in d. The temp never survives a failure.
+func (d storageDir) replace(temp, final string, content []byte) error {
+	if err := d.writeTemp(temp, content); err != nil {
+		return err
+	}
+	if err := d.renameTemp(temp, final); err != nil {
+		return err
+	}
+	_ = unix.Fsync(d.fd)
 	return nil
 }
 
-// replaceVia writes content to temp, syncs it and renames it onto final,
-// then fsyncs final's directory. The temp never survives a failure.
-func replaceVia(temp, final string, content []byte) error {
-	if err := writeTemp(temp, content); err != nil {
-		return err
-	}
-	return commitTemp(temp, final)
-}
-
-// writeTemp creates temp with content, fsynced and closed; on failure the
-// temp is removed.
-func writeTemp(temp string, content []byte) error {
-	f, err := OpenFile(temp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+// writeTemp creates temp (a new name: O_EXCL, never a symlink) with
+// content, fsynced and closed; on failure the temp is removed.
+func (d storageDir) writeTemp(temp string, content []byte) error {
+	fd, err := openNoSymlinks(d.fd, baseName(temp), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o666)
 	if err != nil {
-		return newError("Could not open temporary storage file for writing: "+temp, err)
+		return newError("Could not open temporary storage file for writing: "+temp, pathError("open", temp, err))
 	}
+	f := os.NewFile(uintptr(fd), temp)
 	fail := func(msg string, cause error) error {
 		f.Close()
-		os.Remove(temp)
+		d.remove(temp)
 		return newError(msg+temp, cause)
 	}
 	if _, err := f.Write(content); err != nil {
@@ -134,32 +172,24 @@ func writeTemp(temp string, content []byte) error {
 	}
 	if err := f.Close(); err != nil {
 		// close reports delayed write errors (NFS, quota): the data is not safe.
-		os.Remove(temp)
+		d.remove(temp)
 		return newError("Could not write storage file: "+temp, err)
 	}
 	return nil
 }
 
-// commitTemp renames a written temp onto final and fsyncs final's
-// directory (errors of that fsync ignored, like PHP); on a failed rename
-// the temp is removed.
-func commitTemp(temp, final string) error {
-	if err := renameTemp(temp, final); err != nil {
-		return err
+// renameTemp renames a written temp onto final (both directly in d); on
+// failure the temp is removed.
+func (d storageDir) renameTemp(temp, final string) error {
+	if err := unix.Renameat(d.fd, baseName(temp), d.fd, baseName(final)); err != nil {
+		d.remove(temp)
+		return newError("Could not atomically replace storage file: "+final, pathError("rename", final, err))
 	}
-	_ = FsyncDir(parentDir(final))
 	return nil
 }
 
-// renameTemp renames a written temp onto final; on failure the temp is
-// removed.
-func renameTemp(temp, final string) error {
-	if err := os.Rename(temp, final); err != nil {
-		os.Remove(temp)
-		return newError("Could not atomically replace storage file: "+final, err)
-	}
-	return nil
-}
+// remove unlinks name (a path directly in d), errors ignored.
+func (d storageDir) remove(path string) { _ = unix.Unlinkat(d.fd, baseName(path), 0) }
 
 // parentDir is PHP's dirname for absolute or relative slash paths: the path
 // without its last component and the slashes before it, kept verbatim

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -30,14 +29,16 @@ type Lock struct {
 // flag|O_CREATE, mode 0666, never truncating. flag is os.O_RDWR (PHP "c+b":
 // docstore, queue) or os.O_WRONLY (PHP "c": seglog).
 func OpenLock(path string, flag int) (*Lock, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return nil, fmt.Errorf("open lock %s: %w", path, err)
-	}
-	f, err := os.OpenFile(path, flag&^(os.O_TRUNC|os.O_APPEND)|os.O_CREATE, 0o666)
+	dirfd, err := openDirCreate(parentDir(path))
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}
-	return &Lock{path: path, f: f}, nil
+	defer unix.Close(dirfd)
+	fd, err := openNoSymlinks(dirfd, baseName(path), flag&^(os.O_TRUNC|os.O_APPEND)|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("open lock %s: %w", path, pathError("open", path, err))
+	}
+	return &Lock{path: path, f: os.NewFile(uintptr(fd), path)}, nil
 }
 
 // Path is the lock file's path.

@@ -1,7 +1,6 @@
 package fsutil
 
 import (
-	"os"
 	"strings"
 	"time"
 
@@ -23,11 +22,11 @@ const tempGraceSeconds = 60
 // not stale). now is the clock for the 60-second grace of SweepTemps.
 func SweepOnOpen(collectionDir string, now time.Time) error {
 	writers := WritersDir(collectionDir)
-	if fi, err := os.Stat(writers); err != nil || !fi.IsDir() {
+	if fi, err := Stat(writers); err != nil || !fi.IsDir() {
 		SweepTemps(collectionDir, now)
-		return ensureDir(writers)
+		return EnsureDir(writers)
 	}
-	entries, err := os.ReadDir(writers)
+	entries, err := ReadDir(writers)
 	if err != nil {
 		return nil // unreadable: PHP's scandir fails and finds no stale entry
 	}
@@ -42,7 +41,9 @@ func SweepOnOpen(collectionDir string, now time.Time) error {
 	}
 	SweepTemps(collectionDir, now)
 	for _, name := range stale {
-		_ = unix.Unlink(writers + "/" + name) // unlink(2): a directory is never removed
+		_ = atParent("remove", writers+"/"+name, func(dirfd int, name string) error {
+			return unix.Unlinkat(dirfd, name, 0) // unlink(2): a directory is never removed
+		})
 	}
 	return nil
 }
@@ -57,8 +58,9 @@ func markerStale(name string) bool {
 	return !ok || !PIDAlive(pid)
 }
 
-// SweepTemps walks C recursively (symlinked directories are not followed)
-// and applies spec 5.4 to every file whose basename starts with "." and
+// SweepTemps walks C recursively (no symlink is followed: a symlinked C
+// or subdirectory is not swept, a symlink named like a temp is left alone,
+// where PHP would unlink it) and applies spec 5.4 to every file whose basename starts with "." and
 // ends with ".tmp":
 //   - ^\.(\d+)\.[0-9a-f]+\.\d+\.tmp$ with a live pid: kept;
 //   - that pattern with a dead pid: deleted whatever its age;
@@ -73,7 +75,7 @@ func SweepTemps(collectionDir string, now time.Time) {
 	for len(stack) > 0 {
 		dir := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		entries, err := os.ReadDir(dir)
+		entries, err := ReadDir(dir)
 		if err != nil {
 			continue
 		}
@@ -87,20 +89,18 @@ func SweepTemps(collectionDir string, now time.Time) {
 			if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
 				continue
 			}
-			// PHP's isFile()/getMTime() follow symlinks; a symlink to a
-			// regular file is treated as that file (unlink removes the link).
-			fi, err := os.Stat(path)
+			fi, err := Stat(path)
 			if err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
 			if pid, ok := pidOfTemp(name); ok {
 				if !PIDAlive(pid) {
-					_ = unix.Unlink(path)
+					_ = Remove(path)
 				}
 				continue
 			}
 			if nowSec-fi.ModTime().Unix() >= tempGraceSeconds {
-				_ = unix.Unlink(path)
+				_ = Remove(path)
 			}
 		}
 	}

@@ -3,11 +3,13 @@ package fsutil
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 )
 
 // Writer is one store instance's writing identity "<pid>.<hex8>" (spec 4.1,
@@ -60,18 +62,20 @@ func (w *Writer) Register() error {
 	defer w.mu.Unlock()
 	marker := w.MarkerPath()
 	if w.registered {
-		if _, err := os.Lstat(marker); err == nil {
+		if _, err := Stat(marker); err == nil {
 			return nil
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(marker), 0o777); err != nil {
-		return newError("Could not register storage writer marker: "+marker, err)
-	}
-	f, err := os.OpenFile(marker, os.O_WRONLY|os.O_CREATE, 0o666)
+	dirfd, err := openDirCreate(parentDir(marker))
 	if err != nil {
-		return newError("Could not register storage writer marker: "+marker, err)
+		return newError("Could not register storage writer marker: "+marker, errors.Unwrap(err))
 	}
-	if err := f.Close(); err != nil {
+	defer unix.Close(dirfd)
+	fd, err := openNoSymlinks(dirfd, w.name, unix.O_WRONLY|unix.O_CREAT, 0o666)
+	if err != nil {
+		return newError("Could not register storage writer marker: "+marker, pathError("open", marker, err))
+	}
+	if err := unix.Close(fd); err != nil {
 		return newError("Could not register storage writer marker: "+marker, err)
 	}
 	w.registered = true
@@ -97,7 +101,7 @@ func (w *Writer) Unregister() {
 	if !w.registered || os.Getpid() != w.pid {
 		return
 	}
-	_ = os.Remove(w.MarkerPath())
+	_ = Remove(w.MarkerPath())
 	w.registered = false
 }
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/internal/conformance"
 	"storhfs/core/phpjson"
+	"storhfs/internal/conformance"
 )
 
 func TestConformance(t *testing.T) {

@@ -1,6 +1,6 @@
 package queue
 
-import "os"
+import "storhfs/core/fsutil"
 
 // logName is the queue's one file of guarded event lines, in its directory.
 const logName = "queue.log"
@@ -8,6 +8,6 @@ const logName = "queue.log"
 // IsCollection reports whether dir holds a Queue (a queue.log file). It
 // creates nothing.
 func IsCollection(dir string) bool {
-	fi, err := os.Stat(dir + "/" + logName)
+	fi, err := fsutil.Stat(dir + "/" + logName)
 	return err == nil && fi.Mode().IsRegular()
 }

@@ -1,8 +1,7 @@
 package queue
 
 import (
-	"os"
-
+	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
 )
 
@@ -82,7 +81,7 @@ func (q *Queue) Verify() (Health, error) {
 // is reported as PHP's "Could not read log queue file." line error (fresh
 // nil); an invalid line as "line N: ...".
 func (q *Queue) replayIndependently() (fresh *state, problem, err error) {
-	f, err := os.Open(q.logPath)
+	f, err := fsutil.Open(q.logPath)
 	if err != nil {
 		return nil, ErrReadLog, nil
 	}
@@ -121,7 +120,7 @@ func (q *Queue) Repair(timeoutS int64) (RepairResult, error) {
 }
 
 func fileBytes(path string) int64 {
-	fi, err := os.Stat(path)
+	fi, err := fsutil.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0
 	}

@@ -74,8 +74,8 @@ func OpenDir(dir string, opts Options) (*Queue, error) {
 		q.now = time.Now
 	}
 	q.ids = uuidv7.NewGenerator(func() int64 { return q.now().UnixMilli() }, nil)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		if st, statErr := os.Stat(dir); statErr != nil || !st.IsDir() {
+	if err := fsutil.MkdirAll(dir); err != nil {
+		if st, statErr := fsutil.Stat(dir); statErr != nil || !st.IsDir() {
 			return nil, storageError("Could not create storage directory: %s", dir, err)
 		}
 	}
@@ -125,7 +125,7 @@ func (q *Queue) openLog() error {
 	if q.log != nil {
 		return nil
 	}
-	f, err := os.OpenFile(q.logPath, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := fsutil.OpenFile(q.logPath, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return withCause(ErrOpenLog, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"storhfs/core/fsutil"
 	"storhfs/core/guard"
 	"storhfs/core/phpjson"
 )
@@ -71,7 +72,7 @@ func ReadSnapshot(dir string, now func() time.Time) (*Snapshot, error) {
 	if now == nil {
 		now = time.Now
 	}
-	f, err := os.Open(dir + "/" + logName)
+	f, err := fsutil.Open(dir + "/" + logName)
 	if err != nil {
 		return nil, fmt.Errorf("read queue %s: %w", dir, err)
 	}

@@ -223,7 +223,7 @@ func (cw *compactWriter) openNext() error {
 		}
 		name := "compact-" + cw.token + "-" + n + ".ndjson"
 		path := cw.l.segDir + "/" + name
-		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		if fi, err := fsutil.Stat(path); err == nil && fi.Mode().IsRegular() {
 			continue
 		}
 		cw.cur = &compactOutput{

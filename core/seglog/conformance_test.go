@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/internal/conformance"
 	"storhfs/core/phpjson"
 	"storhfs/core/query"
+	"storhfs/internal/conformance"
 )
 
 func TestConformance(t *testing.T) {

@@ -93,7 +93,7 @@ func (l *Log) open() error {
 	}
 	removeLegacyDirs(l.dir)
 	m := l.removeCompactionLeftovers()
-	if _, err := os.Stat(l.dir + "/" + manifestName); isNotExist(err) {
+	if _, err := fsutil.Stat(l.dir + "/" + manifestName); isNotExist(err) {
 		if err := touch(l.segDir + "/" + firstSegment); err != nil {
 			return err
 		}
@@ -142,14 +142,14 @@ func (l *Log) dropReaders() {
 // removeLegacyDirs deletes segments.compact-*, index.rebuild-* and
 // index.backup-* directories (spec 5.1 step 5).
 func removeLegacyDirs(dir string) {
-	entries, err := os.ReadDir(dir)
+	entries, err := fsutil.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
 		n := e.Name()
 		if e.IsDir() && (strings.HasPrefix(n, "segments.compact-") || strings.HasPrefix(n, "index.rebuild-") || strings.HasPrefix(n, "index.backup-")) {
-			_ = os.RemoveAll(dir + "/" + n)
+			_ = fsutil.RemoveAll(dir + "/" + n)
 		}
 	}
 }
@@ -169,7 +169,7 @@ func (l *Log) removeCompactionLeftovers() *manifest {
 	default:
 		return nil
 	}
-	entries, err := os.ReadDir(l.segDir)
+	entries, err := fsutil.ReadDir(l.segDir)
 	if err != nil {
 		return m
 	}
@@ -179,7 +179,7 @@ func (l *Log) removeCompactionLeftovers() *manifest {
 			continue
 		}
 		if !ref[n] {
-			_ = os.Remove(l.segDir + "/" + n)
+			_ = fsutil.Remove(l.segDir + "/" + n)
 		}
 	}
 	return m

@@ -2,7 +2,6 @@ package seglog
 
 import (
 	"errors"
-	"os"
 	"regexp"
 	"strconv"
 
@@ -77,7 +76,7 @@ func indexNameFor(file string) string {
 // error satisfying errors.Is(err, os.ErrNotExist).
 func readManifest(dir string) (*manifest, error) {
 	path := dir + "/" + manifestName
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

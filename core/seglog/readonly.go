@@ -1,6 +1,6 @@
 package seglog
 
-import "os"
+import "storhfs/core/fsutil"
 
 // Read-only stats() and verify(): what a PHP instance freshly opened on
 // the directory would return, computed without the open's side effects.
@@ -24,7 +24,7 @@ func (r *Reader) SnapshotAsOpened() (*Snapshot, error) {
 	if err == nil || !isNotExist(err) {
 		return s, err
 	}
-	if _, serr := os.Stat(r.dir + "/" + manifestName); !isNotExist(serr) {
+	if _, serr := fsutil.Stat(r.dir + "/" + manifestName); !isNotExist(serr) {
 		return nil, err // the manifest exists: a segment or read error
 	}
 	s, _, err = r.snapshotOf(manifestFromDoc(initialManifestDoc()))
@@ -83,7 +83,7 @@ func (s *Snapshot) Health() Health { return s.Verify() }
 func segmentBytes(segDir string, m *manifest) int64 {
 	var n int64
 	for _, e := range m.segments() {
-		if fi, err := os.Stat(segDir + "/" + e.file); err == nil {
+		if fi, err := fsutil.Stat(segDir + "/" + e.file); err == nil {
 			n += fi.Size()
 		}
 	}
@@ -113,7 +113,7 @@ func verifyReplay(segDir string, m *manifest, segs *segTable, state *stateIndex,
 // is not modified.
 func withoutMissingActive(segDir string, m *manifest) *manifest {
 	name := m.activeFile()
-	if _, err := os.Stat(segDir + "/" + name); !isNotExist(err) {
+	if _, err := fsutil.Stat(segDir + "/" + name); !isNotExist(err) {
 		return m
 	}
 	out := *m

@@ -2,7 +2,6 @@ package seglog
 
 import (
 	"bytes"
-	"os"
 	"syscall"
 	"time"
 
@@ -17,7 +16,7 @@ type fileStamp struct {
 }
 
 func stampOf(path string) (fileStamp, error) {
-	fi, err := os.Stat(path)
+	fi, err := fsutil.Stat(path)
 	if err != nil {
 		return fileStamp{}, err
 	}
@@ -42,7 +41,7 @@ func (l *Log) recoverLocked() error {
 // recoverFrom is recoverLocked on the current manifest m, already read.
 func (l *Log) recoverFrom(m *manifest) error {
 	activePath := l.segDir + "/" + m.activeFile()
-	if _, err := os.Stat(activePath); isNotExist(err) {
+	if _, err := fsutil.Stat(activePath); isNotExist(err) {
 		if err := touch(activePath); err != nil {
 			return err
 		}
@@ -122,7 +121,7 @@ func (l *Log) rewriteManifest(m *manifest) error {
 	if err != nil {
 		return err
 	}
-	if have, rerr := os.ReadFile(path); rerr == nil && bytes.Equal(have, want) {
+	if have, rerr := fsutil.ReadFile(path); rerr == nil && bytes.Equal(have, want) {
 		err = fsutil.FsyncPath(path)
 		if err == nil {
 			err = fsutil.FsyncDir(l.dir)

@@ -83,7 +83,7 @@ func (l *Log) prepareRoll() (*rollPlan, error) {
 		next = 2
 	}
 	for {
-		fi, err := os.Stat(l.segDir + "/" + segmentName(next))
+		fi, err := fsutil.Stat(l.segDir + "/" + segmentName(next))
 		if err != nil || !fi.Mode().IsRegular() {
 			break
 		}
@@ -176,7 +176,7 @@ func (l *Log) commitRoll(p *rollPlan) error {
 
 // statsMatchFile reports whether st covers the whole file at path.
 func statsMatchFile(st *segStats, path string) bool {
-	fi, err := os.Stat(path)
+	fi, err := fsutil.Stat(path)
 	return err == nil && fi.Size() == st.end
 }
 

@@ -1,7 +1,6 @@
 package seglog
 
 import (
-	"os"
 	"strconv"
 
 	"storhfs/core/fsutil"
@@ -67,7 +66,7 @@ func writeSparse(path string, entries []sparseEntry) error {
 // readSparse reads an idx file; entries with a non-string id or non-int
 // offset are ignored. A missing or unreadable file gives no entries.
 func readSparse(path string) []sparseEntry {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadFile(path)
 	if err != nil {
 		return nil
 	}
