@@ -118,7 +118,7 @@ func rootNode(m *mountState) fs.InodeEmbedder {
 	case KindQueue:
 		return &queueNode{m: m, dir: m.catalog.Path("")}
 	}
-	return &dirNode{m: m}
+	return &rootDir{dirNode: &dirNode{m: m}}
 }
 
 // Wait blocks until the file system is unmounted (by Unmount or from outside).

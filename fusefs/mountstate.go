@@ -6,6 +6,7 @@ import (
 	"path"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // mountState is shared by every node of one mount.
@@ -18,6 +19,8 @@ type mountState struct {
 	scratchSeq atomic.Uint64 // last scratch inode counter handed out
 	runNotify  func(func())  // runs kernel notifications; nil: a new goroutine (tests replace it)
 	self       selfChanges   // record files this mount just changed (for the watcher)
+	refusals   *refusalLog   // failed commits, for the log and .storhfs/errors
+	started    time.Time     // when the mount state was made (times of .storhfs)
 
 	mu     sync.Mutex
 	stores map[string]*storeSlot   // collections by rel path
@@ -36,7 +39,7 @@ type storeSlot struct {
 
 func newMountState(c Catalog, readOnly bool, logger *log.Logger, maxBuffer int64) *mountState {
 	return &mountState{
-		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer),
+		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer), refusals: newRefusalLog(logger), started: time.Now(),
 		stores: map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
 	}
 }

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,4 +55,168 @@ func TestRmdirCollectionChecksFirst(t *testing.T) {
 			t.Errorf("collection still in ROOT after rmdir: %v", err)
 		}
 	})
+}
+
+// A record must read back as written: exactly "id" and "data", data an
+// object or a list. Anything else fails at close with EINVAL, and the
+// stored record stays byte-identical; a new id is not created.
+func TestWriteRefusesForeignShapes(t *testing.T) {
+	requireFuse(t, "cp", "sh", "cat")
+	root := demoRoot(t, 5)
+	m := startMount(t, root)
+	id := storedIDs(t, root, "pages")[0]
+	rec := m.path("pages", id+".jsonc")
+	work := t.TempDir()
+	shapes := map[string]string{
+		"no data":    `{"id":"%s","slug":"x"}`,
+		"data 5":     `{"id":"%s","data":5}`,
+		"data s":     `{"id":"%s","data":"s"}`,
+		"data null":  `{"id":"%s","data":null}`,
+		"extra meta": `{"id":"%s","data":{"slug":"x"},"meta":{"a":1}}`,
+		"jsonc":      "// note\n{\"id\":\"%s\", \"data\":5,}",
+	}
+	before := storedContent(t, root, "pages", id)
+	for name, shape := range shapes {
+		src := filepath.Join(work, "bad.jsonc")
+		writeFile(t, src, strings.ReplaceAll(shape, "%s", id))
+		out := runFails(t, "", "cp", src, rec)
+		if !strings.Contains(out, "Invalid argument") {
+			t.Errorf("%s: cp said %q, want Invalid argument", name, out)
+		}
+		out = runFails(t, "", "sh", "-c", `cat "$1" > "$2"`, "sh", src, rec)
+		if !strings.Contains(out, "Invalid argument") {
+			t.Errorf("%s: cat > rec said %q, want Invalid argument", name, out)
+		}
+		if got := storedContent(t, root, "pages", id); got != before {
+			t.Fatalf("%s: stored record changed to %q", name, got)
+		}
+		fresh := newID(t)
+		writeFile(t, src, strings.ReplaceAll(shape, "%s", fresh))
+		runFails(t, "", "cp", src, m.path("pages", fresh+".jsonc"))
+		if got := storedContent(t, root, "pages", fresh); got != "<missing>" {
+			t.Errorf("%s: new record stored: %q", name, got)
+		}
+	}
+	// What PHP writes for lists and empty data is accepted verbatim.
+	for _, data := range []string{`[]`, `[1,2]`, `{}`, `{"a":[1,2,],}`} {
+		content := record(id, data)
+		writeFile(t, filepath.Join(work, "ok.jsonc"), content)
+		runOK(t, "", "cp", filepath.Join(work, "ok.jsonc"), rec)
+		if got := storedContent(t, root, "pages", id); got != content {
+			t.Errorf("data %s: stored %q", data, got)
+		}
+	}
+	verify(t, root, "pages")
+}
+
+// A failed create leaves no name behind once the failing close returned:
+// a stat right after `touch` exits must not find it.
+func TestNoGhostNameAfterFailedCreate(t *testing.T) {
+	requireFuse(t, "touch")
+	root := demoRoot(t, 3)
+	m := startMount(t, root)
+	ghosts := 0
+	for i := 0; i < 30; i++ {
+		path := m.path("pages", newID(t)+".jsonc")
+		runFails(t, "", "touch", path)
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			ghosts++
+			t.Logf("try %d: stat right after the failed touch = %v, want ENOENT", i, err)
+		}
+	}
+	if ghosts > 0 {
+		t.Errorf("%d of 30 failed creates left a name that stat still found", ghosts)
+	}
+}
+
+// refusalLines returns the mount's log lines that report a refused or
+// failed commit of the record file name.
+func refusalLines(m *mount, name string) []string {
+	var lines []string
+	for _, line := range strings.Split(m.log.String(), "\n") {
+		if strings.Contains(line, name) && (strings.Contains(line, "rejected") || strings.Contains(line, "nothing written") || strings.Contains(line, "failed")) {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// A refused write reaches the user: one log line per refusal, and the
+// last refusals in MOUNTPOINT/.storhfs/errors (not listed at the root).
+func TestRefusalsReachTheUser(t *testing.T) {
+	requireFuse(t, "cp", "cat", "tail", "wc", "ls", "vim")
+	root := demoRoot(t, 5)
+	m := startMount(t, root)
+	ids := storedIDs(t, root, "pages")
+	errorsFile := m.path(".storhfs", "errors")
+	if got := runOK(t, "", "cat", errorsFile); got != "" {
+		t.Errorf("errors of a fresh mount = %q, want empty", got)
+	}
+	if strings.Contains(runOK(t, "", "ls", "-a", m.dir), ".storhfs") {
+		t.Errorf(".storhfs is listed at the root")
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.jsonc")
+	writeFile(t, bad, `{"id":"`+ids[0]+`","slug":"no data member"}`)
+	runFails(t, "", "cp", bad, m.path("pages", ids[0]+".jsonc"))
+	name := "pages/" + ids[0] + ".jsonc"
+	if lines := refusalLines(m, ids[0]); len(lines) != 1 || !strings.Contains(lines[0], name) || !strings.Contains(lines[0], `unexpected top-level member "slug"`) {
+		t.Errorf("log lines of the refused cp = %q, want one naming %s and the reason", lines, name)
+	}
+	got := runOK(t, "", "cat", errorsFile)
+	if strings.Count(got, "\n") != 1 || !strings.Contains(got, name+" rejected: ") || !strings.Contains(got, `unexpected top-level member "slug"`) {
+		t.Errorf(".storhfs/errors = %q, want one line with the path and the reason", got)
+	}
+	if size := strings.TrimSpace(runOK(t, "", "wc", "-c", errorsFile)); !strings.HasPrefix(size, fmt.Sprint(len(got))+" ") {
+		t.Errorf("wc -c = %q, cat read %d bytes", size, len(got))
+	}
+
+	// vim :w of a bad edit: fsync and close both fail; one refusal.
+	rec := m.path("pages", ids[1]+".jsonc")
+	before := storedContent(t, root, "pages", ids[1])
+	runFails(t, m.path("pages"), "vim", "-u", "NONE", "-i", "NONE", "-es", "-c", `%s/"data"/"dat"/`, "-c", "wq", rec)
+	if got := storedContent(t, root, "pages", ids[1]); got != before {
+		t.Fatalf("record changed by a refused vim write: %q", got)
+	}
+	if lines := refusalLines(m, ids[1]); len(lines) != 1 {
+		t.Errorf("vim :w logged %d refusal lines, want 1:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	last := runOK(t, "", "tail", "-n", "1", errorsFile)
+	if !strings.Contains(last, "pages/"+ids[1]+".jsonc rejected: ") {
+		t.Errorf("tail -n 1 .storhfs/errors = %q, want the vim refusal", last)
+	}
+	if err := os.WriteFile(errorsFile, []byte("x"), 0o644); err == nil {
+		t.Errorf(".storhfs/errors is writable")
+	}
+}
+
+// A successful write logs no refusal, although a shell redirect closes a
+// duplicate of its descriptor (a flush of the still empty file) first.
+func TestSuccessfulRedirectLogsNoRefusal(t *testing.T) {
+	requireFuse(t, "sh", "cat")
+	root := demoRoot(t, 5)
+	m := startMount(t, root)
+	fresh := newID(t)
+	existing := storedIDs(t, root, "pages")[0]
+	for _, id := range []string{fresh, existing} {
+		content := record(id, `{"slug":"redirected-`+id[len(id)-4:]+`"}`)
+		src := filepath.Join(t.TempDir(), "src.jsonc")
+		writeFile(t, src, content)
+		sh(t, "", fmt.Sprintf(`echo '%s' > %s`, strings.TrimSpace(content), m.path("pages", id+".jsonc")))
+		sh(t, "", fmt.Sprintf(`cat %s > %s`, src, m.path("pages", id+".jsonc")))
+		if got := storedContent(t, root, "pages", id); got != content {
+			t.Errorf("stored %q, want %q", got, content)
+		}
+	}
+	// A refusal would be reported at the latest when the file is released,
+	// shortly after close(2) returned; a refused touch reported after
+	// them proves those releases were handled.
+	probe := newID(t)
+	runFails(t, "", "touch", m.path("pages", probe+".jsonc"))
+	eventually(t, "the refused touch is reported", func() bool { return len(refusalLines(m, probe)) == 1 })
+	for _, id := range []string{fresh, existing} {
+		if lines := refusalLines(m, id); len(lines) != 0 {
+			t.Errorf("successful redirects into %s logged refusals:\n%s", id, strings.Join(lines, "\n"))
+		}
+	}
 }

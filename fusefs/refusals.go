@@ -1,0 +1,92 @@
+package fusefs
+
+import (
+	"fmt"
+	"log"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// refusalLog reports failed commits: each once to the mount's log, and
+// kept, newest last, for MOUNTPOINT/.storhfs/errors, so a user without the
+// mount's terminal (an /etc/fstab mount) can read why a write failed.
+// It keeps the last maxRefusals lines within maxRefusalBytes, dropping the
+// oldest. Reporting takes only the log's own mutex (and the logger's).
+type refusalLog struct {
+	log *log.Logger
+
+	mu    sync.Mutex
+	lines []string // newest last; each ends in "\n"
+	bytes int      // total length of lines
+	last  time.Time
+}
+
+const (
+	maxRefusals     = 100
+	maxRefusalBytes = 64 << 10
+)
+
+func newRefusalLog(logger *log.Logger) *refusalLog { return &refusalLog{log: logger} }
+
+// report records that the commit of path (below the mount point) failed
+// with errno for reason.
+func (r *refusalLog) report(path string, errno syscall.Errno, reason string) {
+	what := "rejected"
+	if errno != syscall.EINVAL {
+		what = fmt.Sprintf("failed (%v)", errno)
+	}
+	reason = strings.ReplaceAll(reason, "\n", " ")
+	r.log.Printf("commit %s %s: %s", path, what, reason)
+	now := time.Now()
+	line := fmt.Sprintf("%s %s %s: %s\n", now.UTC().Format(time.RFC3339), path, what, reason)
+	if len(line) > maxRefusalBytes {
+		line = line[:maxRefusalBytes-len("...\n")] + "...\n"
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, line)
+	r.bytes += len(line)
+	drop := 0
+	for len(r.lines)-drop > maxRefusals || r.bytes > maxRefusalBytes {
+		r.bytes -= len(r.lines[drop])
+		drop++
+	}
+	r.lines = append(r.lines[:0], r.lines[drop:]...)
+	r.last = now
+}
+
+// contents returns the kept lines, oldest first, and the time of the
+// newest (zero when there is none).
+func (r *refusalLog) contents() ([]byte, time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]byte, 0, r.bytes)
+	for _, line := range r.lines {
+		out = append(out, line...)
+	}
+	return out, r.last
+}
+
+// commitFailure is why the commit of a write handle's unchanged buffer
+// failed, and whether that was reported yet.
+type commitFailure struct {
+	errno    syscall.Errno
+	reason   string
+	reported bool
+}
+
+// reasonNothingWritten is the refusal of a record never given content.
+const reasonNothingWritten = "nothing written; an empty file is not a record, nothing stored"
+
+// reportFailure reports a failed commit of record id.
+func (c *collectionNode) reportFailure(id string, errno syscall.Errno, reason string) {
+	c.m.refusals.report(childRel(c.rel, id+recordExt), errno, reason)
+}
+
+// failureReason is the text of a commit error: the store's message
+// without the leading "<id>: " it carries.
+func failureReason(id string, err error) string {
+	return strings.TrimPrefix(err.Error(), id+": ")
+}

@@ -1,0 +1,161 @@
+package fusefs
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// lockedBuffer is a log destination tests can read while the mount writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) lines() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Split(strings.TrimSuffix(b.buf.String(), "\n"), "\n")
+}
+
+// The kept refusals are bounded by count and by bytes, newest last, and
+// every report is also one line of the mount's log.
+func TestRefusalLogIsBounded(t *testing.T) {
+	var logged lockedBuffer
+	r := newRefusalLog(log.New(&logged, "", 0))
+	for i := 0; i < maxRefusals+50; i++ {
+		r.report(fmt.Sprintf("pages/%03d.jsonc", i), syscall.EINVAL, "bad")
+	}
+	data, last := r.contents()
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != maxRefusals || last.IsZero() {
+		t.Fatalf("kept %d lines (last %v), want %d", len(lines), last, maxRefusals)
+	}
+	if !strings.Contains(lines[0], "pages/050.jsonc rejected: bad") || !strings.Contains(lines[len(lines)-1], "pages/149.jsonc rejected: bad") {
+		t.Errorf("kept from %q to %q, want the newest, oldest first", lines[0], lines[len(lines)-1])
+	}
+	if got := len(logged.lines()); got != maxRefusals+50 {
+		t.Errorf("%d log lines, want one per report", got)
+	}
+
+	long := strings.Repeat("x", 10<<10)
+	for i := 0; i < 20; i++ {
+		r.report("pages/long.jsonc", syscall.ENOSPC, long)
+	}
+	data, _ = r.contents()
+	if len(data) > maxRefusalBytes || !strings.HasSuffix(string(data), long+"\n") {
+		t.Errorf("kept %d bytes (limit %d), newest last: %v", len(data), maxRefusalBytes, strings.HasSuffix(string(data), long+"\n"))
+	}
+	if !strings.Contains(string(data), "pages/long.jsonc failed (no space left on device): ") {
+		t.Errorf("a failure other than a refusal does not name its errno")
+	}
+	r.report("pages/x.jsonc", syscall.EINVAL, "two\nlines")
+	if data, _ := r.contents(); !strings.HasSuffix(string(data), "rejected: two lines\n") {
+		t.Errorf("a reason with a newline spans lines: %q", data[len(data)-40:])
+	}
+}
+
+// reportingCollection is a quiet test collection whose log is returned.
+func reportingCollection(t *testing.T, s RecordStore) (*collectionNode, *lockedBuffer) {
+	c := quietCollection(s)
+	var logged lockedBuffer
+	c.m.refusals = newRefusalLog(log.New(&logged, "", 0))
+	return c, &logged
+}
+
+func refusals(c *collectionNode) []string {
+	data, _ := c.m.refusals.contents()
+	if len(data) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+// One refusal per failed commit of one buffer: fsync and then close of
+// the same content (vim :w) report it once; a new write that fails again
+// is a new refusal.
+func TestRepeatedFailureOfOneBufferIsReportedOnce(t *testing.T) {
+	ctx := context.Background()
+	s := newFakeStore(t, idA)
+	c, _ := reportingCollection(t, s)
+	h := c.openWriter(idA, s, true)
+	write(t, h, `{"id":"`+idB+`"}`, 0)
+	if errno := h.Fsync(ctx, 0); errno != syscall.EINVAL {
+		t.Fatalf("fsync = %v, want EINVAL", errno)
+	}
+	if errno := h.Flush(ctx); errno != syscall.EINVAL {
+		t.Fatalf("flush = %v, want EINVAL", errno)
+	}
+	if got := refusals(c); len(got) != 1 || !strings.Contains(got[0], "c/"+idA+".jsonc rejected: ") {
+		t.Fatalf("refusals after fsync and close = %q, want one", got)
+	}
+	write(t, h, " ", 100)
+	h.Flush(ctx)
+	h.Release(ctx)
+	if got := refusals(c); len(got) != 2 {
+		t.Errorf("a changed buffer refused again: %d refusals, want 2", len(got))
+	}
+}
+
+// A flush of an empty buffer (a shell redirect closing a duplicate before
+// the write) is reported only if the failure stands at release.
+func TestEmptyFlushIsReportedOnlyIfItStands(t *testing.T) {
+	ctx := context.Background()
+	s := newFakeStore(t, idA)
+	c, _ := reportingCollection(t, s)
+
+	h, errno := c.createRecord(idB, syscall.O_CREAT|syscall.O_TRUNC)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	if errno := h.commitBufferReport(); errno != syscall.EINVAL {
+		t.Fatalf("flush of a new record before any write = %v, want EINVAL", errno)
+	}
+	write(t, h, `{"id":"`+idB+`"}`, 0)
+	if errno := h.commitBufferReport(); errno != 0 {
+		t.Fatalf("flush after the write = %v", errno)
+	}
+	h.Release(ctx)
+
+	existing := c.openWriter(idA, s, true)
+	existing.commitBufferReport()
+	write(t, existing, `{"id":"`+idA+`","v":1}`, 0)
+	existing.commitBufferReport()
+	existing.Release(ctx)
+	if got := refusals(c); len(got) != 0 {
+		t.Fatalf("successful redirects reported %q", got)
+	}
+
+	touched, _ := c.createRecord(idB[:len(idB)-1]+"c", syscall.O_CREAT)
+	touched.commitBufferReport()
+	if got := refusals(c); len(got) != 0 {
+		t.Fatalf("reported before release: %q", got)
+	}
+	touched.Release(ctx)
+	if got := refusals(c); len(got) != 1 || !strings.Contains(got[0], reasonNothingWritten) {
+		t.Errorf("refusals after a touch of a new record = %q, want the nothing-written one", got)
+	}
+	truncated := c.openWriter(idA, s, true)
+	truncated.commitBufferReport()
+	truncated.Release(ctx)
+	if got := refusals(c); len(got) != 2 || !strings.Contains(got[1], reasonEmpty) {
+		t.Errorf("refusals after truncating a record to nothing = %q", got)
+	}
+}
+
+// commitBufferReport is a flush without the kernel notifications.
+func (h *writeHandle) commitBufferReport() syscall.Errno {
+	errno, _ := h.commitBuffer()
+	return errno
+}
