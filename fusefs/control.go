@@ -80,7 +80,11 @@ func (d *controlDirNode) Lookup(ctx context.Context, name string, out *fuse.Entr
 }
 
 func (d *controlDirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	return fs.NewListDirStream([]fuse.DirEntry{{Name: errorsFileName, Mode: syscall.S_IFREG, Ino: errorsFileIno}}), 0
+	return fs.NewListDirStream([]fuse.DirEntry{
+		{Name: ".", Mode: syscall.S_IFDIR, Ino: controlDirIno},
+		{Name: "..", Mode: syscall.S_IFDIR, Ino: 1}, // the root
+		{Name: errorsFileName, Mode: syscall.S_IFREG, Ino: errorsFileIno},
+	}), 0
 }
 
 // errorsFile is MOUNTPOINT/.storhfs/errors: the refusal log's lines. Its

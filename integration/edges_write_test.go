@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -219,4 +220,131 @@ func TestSuccessfulRedirectLogsNoRefusal(t *testing.T) {
 			t.Errorf("successful redirects into %s logged refusals:\n%s", id, strings.Join(lines, "\n"))
 		}
 	}
+}
+
+// The safe-save names of common tools are scratch names, and each tool's
+// save sequence replaces the record; a record renamed onto a scratch name
+// (emacs' backup by rename) is copied there and stays.
+func TestSafeSaveNamesOfTools(t *testing.T) {
+	requireFuse(t, "python3", "gio", "mv", "cp", "cat")
+	root := demoRoot(t, 8)
+	m := startMount(t, root)
+	pages := m.path("pages")
+	ids := storedIDs(t, root, "pages")
+	version := func(id, v string) string { return record(id, `{"slug":"`+v+`"}`) }
+	expectStored := func(t *testing.T, id, want string) {
+		t.Helper()
+		if got := storedContent(t, root, "pages", id); got != want {
+			t.Fatalf("stored %q, want %q", got, want)
+		}
+	}
+
+	t.Run("python tempfile.mkstemp then os.replace", func(t *testing.T) {
+		id, content := ids[0], version(ids[0], "python")
+		script := `import os, sys, tempfile
+d, name, content = sys.argv[1:]
+fd, tmp = tempfile.mkstemp(dir=d)
+os.write(fd, content.encode())
+os.fsync(fd)
+os.close(fd)
+os.replace(tmp, os.path.join(d, name))
+with tempfile.NamedTemporaryFile("w", dir=d) as f:
+    f.write("scratch")
+`
+		runOK(t, "", "python3", "-c", script, pages, id+".jsonc", content)
+		expectStored(t, id, content)
+	})
+
+	t.Run("gio save", func(t *testing.T) {
+		id, content := ids[1], version(ids[1], "gio")
+		cmd := exec.Command("gio", "save", filepath.Join(pages, id+".jsonc"))
+		cmd.Stdin = strings.NewReader(content)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gio save: %v\n%s", err, out)
+		}
+		expectStored(t, id, content)
+	})
+
+	t.Run("JetBrains safe write", func(t *testing.T) {
+		id, content := ids[2], version(ids[2], "jetbrains")
+		rec := filepath.Join(pages, id+".jsonc")
+		writeFile(t, rec+"___jb_tmp___", content)
+		if err := os.Rename(rec, rec+"___jb_old___"); err != nil {
+			t.Fatalf("rename the record to ___jb_old___: %v", err)
+		}
+		if err := os.Rename(rec+"___jb_tmp___", rec); err != nil {
+			t.Fatalf("rename ___jb_tmp___ onto the record: %v", err)
+		}
+		if err := os.Remove(rec + "___jb_old___"); err != nil {
+			t.Fatal(err)
+		}
+		expectStored(t, id, content)
+	})
+
+	t.Run("emacs backup by rename", func(t *testing.T) {
+		id := ids[3]
+		rec := filepath.Join(pages, id+".jsonc")
+		old := storedContent(t, root, "pages", id)
+		runOK(t, "", "mv", rec, rec+"~")
+		// The record is never lost in between: the rename copied it.
+		if got := string(readFile(t, rec)); got != old {
+			t.Fatalf("record after mv rec rec~ = %q, want it unchanged", got)
+		}
+		if got := string(readFile(t, rec+"~")); got != old {
+			t.Fatalf("backup = %q, want the record's content", got)
+		}
+		// Emacs then writes the new content under the old name.
+		content := version(id, "emacs")
+		f := openFile(t, rec, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+		writeAt(t, f, content, 0)
+		if err := f.Sync(); err != nil {
+			t.Fatalf("fsync: %v", err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatalf("close: %v", err)
+		}
+		expectStored(t, id, content)
+		if got := string(readFile(t, rec+"~")); got != old {
+			t.Errorf("backup after the save = %q, want the old content", got)
+		}
+		// Restoring the backup is a rename onto the record.
+		runOK(t, "", "mv", rec+"~", rec)
+		expectStored(t, id, old)
+	})
+
+	t.Run("LibreOffice lock file", func(t *testing.T) {
+		lock := filepath.Join(pages, ".~lock."+ids[4]+".jsonc#")
+		f := openFile(t, lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
+		writeAt(t, f, "user,host,/home/user,01.12.2026 23:00,\n", 0)
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(lock); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run(".bak .orig .new .part", func(t *testing.T) {
+		id := ids[5]
+		rec := filepath.Join(pages, id+".jsonc")
+		old := storedContent(t, root, "pages", id)
+		runOK(t, "", "cp", rec, rec+".bak")
+		runOK(t, "", "cp", rec, rec+".orig")
+		for _, suffix := range []string{".new", ".part"} {
+			content := version(id, suffix[1:])
+			writeFile(t, rec+suffix, content)
+			runOK(t, "", "mv", rec+suffix, rec)
+			expectStored(t, id, content)
+		}
+		if got := string(readFile(t, rec+".bak")); got != old {
+			t.Errorf(".bak = %q", got)
+		}
+		runOK(t, "", "rm", rec+".bak", rec+".orig")
+	})
+
+	assertNoScratchLeft(t, pages)
+	if strings.Contains(m.log.String(), "refused") {
+		t.Errorf("the mount refused something:\n%s", m.log)
+	}
+	verify(t, root, "pages")
 }
