@@ -1,6 +1,9 @@
 package docstore
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"storhfs/core/phpjson"
@@ -20,6 +23,11 @@ import (
 // the decoder, so what is indexed is what PHP reads.
 func parseWritable(content []byte, id, path string) (*phpjson.Array, error) {
 	obj, err := decodeObject(content, path)
+	var jerr *phpjson.JSONCError
+	if errors.As(err, &jerr) {
+		// PHP's text names the record file, which these bytes are not yet.
+		return nil, wrapError(ErrInvalidRecord, "not valid JSONC"+syntaxLine(content)+": "+jerr.Error(), err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -64,4 +72,18 @@ func kindOf(v phpjson.Value) string {
 		return "a string"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// syntaxLine returns " (line N)", the line of content where Go's JSON
+// decoder finds the syntax error once comments and trailing commas are
+// stripped (which keeps every line break), or "" when it finds none.
+func syntaxLine(content []byte) string {
+	stripped := phpjson.StripTrailingCommas(phpjson.StripComments(content))
+	var v any
+	var serr *json.SyntaxError
+	if err := json.Unmarshal(stripped, &v); !errors.As(err, &serr) {
+		return ""
+	}
+	at := min(max(int(serr.Offset)-1, 0), len(stripped))
+	return fmt.Sprintf(" (line %d)", 1+bytes.Count(stripped[:at], []byte("\n")))
 }

@@ -80,3 +80,13 @@ func TestPutRawAcceptsStorhShapes(t *testing.T) {
 		t.Errorf("member order data, id: %v", err)
 	}
 }
+
+// Content that does not parse is refused with the line of the error.
+func TestPutRawNamesTheSyntaxErrorLine(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	content := "// a note\n{\"id\":\"" + id1 + "\",\n \"data\": {\"a\": 1,,}\n}\n"
+	err := s.PutRaw(id1, []byte(content))
+	if !errors.Is(err, ErrInvalidRecord) || !strings.Contains(err.Error(), "not valid JSONC (line 3): Syntax error") {
+		t.Errorf("PutRaw of a syntax error on line 3 = %v", err)
+	}
+}
