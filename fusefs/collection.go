@@ -239,10 +239,12 @@ func (c *collectionNode) unlinkRecord(id string) syscall.Errno {
 // commit failed) before the request being answered returns, so a stat made
 // after the failing close(2) asks again and finds no name: the entry and
 // attributes the CREATE reply gave live up to two clock ticks however
-// short their timeout. The notification runs through m.notify, outside
-// this request, which holds no kernel lock (FLUSH, FSYNC) and no lock of
-// ours here; it is waited for until ctx ends (the request was interrupted,
-// or the mount is going away), so it cannot hold the request forever.
+// short their timeout. Call it only from FLUSH: the notification needs the
+// directory's lock, and the kernel holds no lock while a FLUSH is
+// answered, nor does the caller hold one of ours; requests holding the
+// directory's lock are answered by other goroutines meanwhile. It runs
+// through m.notify, outside this request, and is waited for until ctx
+// ends (the request was interrupted, or the mount is going away).
 func (c *collectionNode) dropName(ctx context.Context, name string) {
 	done := make(chan struct{})
 	c.m.notify(func() {

@@ -153,10 +153,20 @@ func (h *writeHandle) contents() []byte {
 	return append([]byte(nil), h.buf.data...)
 }
 
-// Flush commits; its error is what close(2) returns.
-func (h *writeHandle) Flush(ctx context.Context) syscall.Errno { return h.commit(ctx) }
+// Flush commits; its error is what close(2) returns. A new record whose
+// commit failed loses its name before the failing close returns
+// (dropName). FSYNC does not wait for that: the kernel holds the file's
+// inode lock while it is answered, which an unlink in the directory,
+// holding the directory's lock the notification needs, may be waiting for.
+func (h *writeHandle) Flush(ctx context.Context) syscall.Errno {
+	errno := h.commit()
+	if errno != 0 && h.shown().created {
+		h.c.dropName(ctx, h.id+recordExt)
+	}
+	return errno
+}
 
-func (h *writeHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno { return h.commit(ctx) }
+func (h *writeHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno { return h.commit() }
 
 // Release reports a commit failure that stood to the last close and was
 // not reported yet (failLocked).
@@ -175,17 +185,13 @@ func (h *writeHandle) Release(ctx context.Context) syscall.Errno {
 // kernel's attributes and pages of the record are invalidated: the writer's
 // truncations and writes may have left a size or pages the store does not
 // hold. (The kernel holds no inode lock while a FLUSH or FSYNC is answered,
-// so notifying from here cannot deadlock.) A new record whose commit
-// failed loses its name before the failing close returns (dropName).
-func (h *writeHandle) commit(ctx context.Context) syscall.Errno {
+// so notifying from here cannot deadlock.)
+func (h *writeHandle) commit() syscall.Errno {
 	errno, changed := h.commitBuffer()
 	if changed {
 		if node := h.c.GetChild(h.id + recordExt); node != nil {
 			node.NotifyContent(0, 0)
 		}
-	}
-	if errno != 0 && h.shown().created {
-		h.c.dropName(ctx, h.id+recordExt)
 	}
 	return errno
 }

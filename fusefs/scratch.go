@@ -223,7 +223,7 @@ func (h *scratchHandle) Write(ctx context.Context, data []byte, off int64) (uint
 
 func (h *scratchHandle) Flush(ctx context.Context) syscall.Errno {
 	if w := h.existingRecordWriter(); w != nil {
-		return w.commit(ctx)
+		return w.commit()
 	}
 	return 0
 }
