@@ -150,7 +150,7 @@ func (c *collectionNode) Create(ctx context.Context, name string, flags, mode ui
 		sf.attr(&out.Attr, c.m.filePerm())
 		return c.scratchInode(ctx, sf), c.openScratch(sf), fuse.FOPEN_DIRECT_IO, 0
 	}
-	c.m.log.Printf("create %s/%s refused: not a record name (<uuidv7>.jsonc) nor a known temporary name", c.rel, name)
+	c.m.refusals.report("create %s refused: not a record name (<uuidv7>.jsonc) nor a known temporary name", childRel(c.rel, name))
 	return nil, nil, 0, syscall.EPERM
 }
 
@@ -303,7 +303,7 @@ func (c *collectionNode) Rename(ctx context.Context, name string, newParent gofs
 			if isScratchName(newName) {
 				return c.copyToScratch(id, name, newName, noReplace)
 			}
-			c.m.log.Printf("rename %s/%s -> %s refused: a record keeps its name", c.rel, name, newName)
+			c.m.refusals.report("rename %s -> %s refused: a record keeps its name", childRel(c.rel, name), newName)
 			return syscall.EPERM
 		}
 		return syscall.ENOENT
@@ -312,7 +312,7 @@ func (c *collectionNode) Rename(ctx context.Context, name string, newParent gofs
 		return c.commitScratch(sf, name, id, newName, noReplace)
 	}
 	if !isScratchName(newName) {
-		c.m.log.Printf("rename %s/%s -> %s refused: not a record name nor a known temporary name", c.rel, name, newName)
+		c.m.refusals.report("rename %s -> %s refused: not a record name nor a known temporary name", childRel(c.rel, name), newName)
 		return syscall.EPERM
 	}
 	c.mu.Lock()

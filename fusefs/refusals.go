@@ -9,11 +9,12 @@ import (
 	"time"
 )
 
-// refusalLog reports failed commits: each once to the mount's log, and
-// kept, newest last, for MOUNTPOINT/.storhfs/errors, so a user without the
-// mount's terminal (an /etc/fstab mount) can read why a write failed.
-// It keeps the last maxRefusals lines within maxRefusalBytes, dropping the
-// oldest. Reporting takes only the log's own mutex (and the logger's).
+// refusalLog reports refused operations (failed commits, refused creates
+// and renames): each once to the mount's log, and kept, newest last, for
+// MOUNTPOINT/.storhfs/errors, so a user without the mount's terminal (an
+// /etc/fstab mount) can read why a write failed. It keeps the last
+// maxRefusals lines within maxRefusalBytes, dropping the oldest.
+// Reporting takes only the log's own mutex (and the logger's).
 type refusalLog struct {
 	log *log.Logger
 
@@ -30,17 +31,13 @@ const (
 
 func newRefusalLog(logger *log.Logger) *refusalLog { return &refusalLog{log: logger} }
 
-// report records that the commit of path (below the mount point) failed
-// with errno for reason.
-func (r *refusalLog) report(path string, errno syscall.Errno, reason string) {
-	what := "rejected"
-	if errno != syscall.EINVAL {
-		what = fmt.Sprintf("failed (%v)", errno)
-	}
-	reason = strings.ReplaceAll(reason, "\n", " ")
-	r.log.Printf("commit %s %s: %s", path, what, reason)
+// report logs one refusal, "<op> <path below the mount point> <outcome>:
+// <reason>", and keeps it as one line prefixed with the time (UTC).
+func (r *refusalLog) report(format string, args ...any) {
+	text := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " ")
+	r.log.Print(text)
 	now := time.Now()
-	line := fmt.Sprintf("%s %s %s: %s\n", now.UTC().Format(time.RFC3339), path, what, reason)
+	line := now.UTC().Format(time.RFC3339) + " " + text + "\n"
 	if len(line) > maxRefusalBytes {
 		line = line[:maxRefusalBytes-len("...\n")] + "...\n"
 	}
@@ -80,9 +77,14 @@ type commitFailure struct {
 // reasonNothingWritten is the refusal of a record never given content.
 const reasonNothingWritten = "nothing written; an empty file is not a record, nothing stored"
 
-// reportFailure reports a failed commit of record id.
+// reportFailure reports a failed commit of record id: "rejected" for
+// refused content (EINVAL), else "failed (<errno>)".
 func (c *collectionNode) reportFailure(id string, errno syscall.Errno, reason string) {
-	c.m.refusals.report(childRel(c.rel, id+recordExt), errno, reason)
+	outcome := "rejected"
+	if errno != syscall.EINVAL {
+		outcome = fmt.Sprintf("failed (%v)", errno)
+	}
+	c.m.refusals.report("commit %s %s: %s", childRel(c.rel, id+recordExt), outcome, reason)
 }
 
 // failureReason is the text of a commit error: the store's message

@@ -3,7 +3,6 @@ package fusefs
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log"
 	"strings"
 	"sync"
@@ -35,7 +34,7 @@ func TestRefusalLogIsBounded(t *testing.T) {
 	var logged lockedBuffer
 	r := newRefusalLog(log.New(&logged, "", 0))
 	for i := 0; i < maxRefusals+50; i++ {
-		r.report(fmt.Sprintf("pages/%03d.jsonc", i), syscall.EINVAL, "bad")
+		r.report("commit pages/%03d.jsonc rejected: %s", i, "bad")
 	}
 	data, last := r.contents()
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
@@ -51,16 +50,13 @@ func TestRefusalLogIsBounded(t *testing.T) {
 
 	long := strings.Repeat("x", 10<<10)
 	for i := 0; i < 20; i++ {
-		r.report("pages/long.jsonc", syscall.ENOSPC, long)
+		r.report("commit %s failed (%v): %s", "pages/long.jsonc", syscall.ENOSPC, long)
 	}
 	data, _ = r.contents()
 	if len(data) > maxRefusalBytes || !strings.HasSuffix(string(data), long+"\n") {
 		t.Errorf("kept %d bytes (limit %d), newest last: %v", len(data), maxRefusalBytes, strings.HasSuffix(string(data), long+"\n"))
 	}
-	if !strings.Contains(string(data), "pages/long.jsonc failed (no space left on device): ") {
-		t.Errorf("a failure other than a refusal does not name its errno")
-	}
-	r.report("pages/x.jsonc", syscall.EINVAL, "two\nlines")
+	r.report("commit %s rejected: %s", "pages/x.jsonc", "two\nlines")
 	if data, _ := r.contents(); !strings.HasSuffix(string(data), "rejected: two lines\n") {
 		t.Errorf("a reason with a newline spans lines: %q", data[len(data)-40:])
 	}
@@ -158,4 +154,30 @@ func TestEmptyFlushIsReportedOnlyIfItStands(t *testing.T) {
 func (h *writeHandle) commitBufferReport() syscall.Errno {
 	errno, _ := h.commitBuffer()
 	return errno
+}
+
+// A failure that is not a refusal names its errno; a refused create names
+// the path.
+func TestReportedOutcomes(t *testing.T) {
+	ctx := context.Background()
+	s := newFakeStore(t, idA)
+	s.failPuts = syscall.ENOSPC
+	c, logged := reportingCollection(t, s)
+	h := c.openWriter(idA, s, true)
+	write(t, h, `{"id":"`+idA+`","v":1}`, 0)
+	if errno := h.commitBufferReport(); errno != syscall.ENOSPC {
+		t.Fatalf("commit on a full disk = %v", errno)
+	}
+	h.Release(ctx)
+	if _, _, _, errno := c.Create(ctx, "notes.txt", syscall.O_CREAT, 0o644, nil); errno != syscall.EPERM {
+		t.Fatalf("create notes.txt = %v", errno)
+	}
+	got := refusals(c)
+	if len(got) != 2 || !strings.HasSuffix(got[0], " commit c/"+idA+".jsonc failed (no space left on device): no space left on device") ||
+		!strings.HasSuffix(got[1], " create c/notes.txt refused: not a record name (<uuidv7>.jsonc) nor a known temporary name") {
+		t.Errorf("refusals = %q", got)
+	}
+	if lines := logged.lines(); len(lines) != 2 || !strings.HasPrefix(lines[1], "create c/notes.txt refused") {
+		t.Errorf("log = %q", lines)
+	}
 }
