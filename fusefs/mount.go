@@ -108,7 +108,8 @@ func MountOptions(cfg Config, logger *log.Logger, direct bool) *fs.Options {
 }
 
 // rootNode is the storage root: normally a namespace; a collection when
-// ROOT itself is one.
+// ROOT itself is one. Namespace and collection roots also answer
+// .storhfs (control.go).
 func rootNode(m *mountState) fs.InodeEmbedder {
 	switch m.catalog.Kind("") {
 	case KindDocStore:
