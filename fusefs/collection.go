@@ -99,6 +99,9 @@ func (c *collectionNode) Lookup(ctx context.Context, name string, out *fuse.Entr
 		sf.attr(&out.Attr, c.m.filePerm())
 		return c.scratchInode(ctx, sf), 0
 	}
+	if c.rel == "" && name == controlDirName { // ROOT is this collection
+		return c.m.controlDir(ctx, &c.Inode, out), 0
+	}
 	return nil, syscall.ENOENT
 }
 
@@ -153,7 +156,7 @@ func (c *collectionNode) Create(ctx context.Context, name string, flags, mode ui
 		sf.attr(&out.Attr, c.m.filePerm())
 		return c.scratchInode(ctx, sf), c.openScratch(sf), fuse.FOPEN_DIRECT_IO, 0
 	}
-	c.m.log.Printf("create %s/%s refused: not a record name (<uuidv7>.jsonc) nor a known temporary name", c.rel, name)
+	c.m.refusals.report("create %s refused: not a record name (<uuidv7>.jsonc) nor a known temporary name", childRel(c.rel, name))
 	return nil, nil, 0, syscall.EPERM
 }
 
@@ -238,6 +241,28 @@ func (c *collectionNode) unlinkRecord(id string) syscall.Errno {
 	return 0
 }
 
+// dropName makes the kernel forget its entry of name (a new record whose
+// commit failed) before the request being answered returns, so a stat made
+// after the failing close(2) asks again and finds no name: the entry and
+// attributes the CREATE reply gave live up to two clock ticks however
+// short their timeout. Call it only from FLUSH: the notification needs the
+// directory's lock, and the kernel holds no lock while a FLUSH is
+// answered, nor does the caller hold one of ours; requests holding the
+// directory's lock are answered by other goroutines meanwhile. It runs
+// through m.notify, outside this request, and is waited for until ctx
+// ends (the request was interrupted, or the mount is going away).
+func (c *collectionNode) dropName(ctx context.Context, name string) {
+	done := make(chan struct{})
+	c.m.notify(func() {
+		defer close(done)
+		c.NotifyEntry(name)
+	})
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
 // noteSelfChange tells the watcher that record id is as this mount left
 // it, which the kernel already knows (selfchanges.go).
 func (c *collectionNode) noteSelfChange(s RecordStore, id string) {
@@ -261,7 +286,9 @@ func (c *collectionNode) orphanWriters(id string) int {
 // Rename moves scratch files. A scratch file renamed onto a record name is
 // the atomic replace: its content is committed as that record, and the
 // scratch file stops existing. Records themselves are never renamed: that
-// would change their identity.
+// would change their identity. A record renamed onto a scratch name (emacs'
+// backup by rename, JetBrains' ___jb_old___) is copied there instead and
+// stays (copyToScratch).
 func (c *collectionNode) Rename(ctx context.Context, name string, newParent gofs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
 	if c.m.readOnly {
 		return syscall.EROFS
@@ -275,20 +302,23 @@ func (c *collectionNode) Rename(ctx context.Context, name string, newParent gofs
 	if c.isRemoved() {
 		return syscall.ENOENT
 	}
+	noReplace := flags&unix.RENAME_NOREPLACE != 0
 	sf := c.scratchFile(name)
 	if sf == nil {
-		if _, ok := recordID(name); ok {
-			c.m.log.Printf("rename %s/%s -> %s refused: a record keeps its name", c.rel, name, newName)
+		if id, ok := recordID(name); ok {
+			if isScratchName(newName) {
+				return c.copyToScratch(id, name, newName, noReplace)
+			}
+			c.m.refusals.report("rename %s -> %s refused: a record keeps its name", childRel(c.rel, name), newName)
 			return syscall.EPERM
 		}
 		return syscall.ENOENT
 	}
-	noReplace := flags&unix.RENAME_NOREPLACE != 0
 	if id, ok := recordID(newName); ok {
 		return c.commitScratch(sf, name, id, newName, noReplace)
 	}
 	if !isScratchName(newName) {
-		c.m.log.Printf("rename %s/%s -> %s refused: not a record name nor a known temporary name", c.rel, name, newName)
+		c.m.refusals.report("rename %s -> %s refused: not a record name nor a known temporary name", childRel(c.rel, name), newName)
 		return syscall.EPERM
 	}
 	c.mu.Lock()
@@ -303,6 +333,56 @@ func (c *collectionNode) Rename(ctx context.Context, name string, newParent gofs
 	if exists && replaced != sf {
 		replaced.unname()
 	}
+	return 0
+}
+
+// copyToScratch answers a rename of record id (shown as name) onto the
+// scratch name newName: newName becomes a scratch file holding the stored
+// record's content and times, and the record stays as it is. Emacs renames
+// a file to name~ as its backup and then writes a new file under the old
+// name, which then replaces the record; nothing is lost in between.
+//
+// The kernel moves its entry of name to newName once the rename succeeds,
+// so both names are invalidated (after this request: the kernel holds the
+// directory locked until then), and the next lookups see the copy under
+// newName and the record under name.
+func (c *collectionNode) copyToScratch(id, name, newName string, noReplace bool) syscall.Errno {
+	s, errno := c.store()
+	if errno != 0 {
+		return errno
+	}
+	content, errno := readAll(s, id)
+	if errno != 0 {
+		return errno
+	}
+	fi, err := s.StatRecord(id)
+	if err != nil {
+		return errnoOf(err, syscall.EIO)
+	}
+	sf := newScratchFile(scratchInoBase|c.m.scratchSeq.Add(1), c.m.budget)
+	if errno := sf.data.set(content); errno != 0 {
+		return errno
+	}
+	sf.mtime = fi.ModTime()
+	c.mu.Lock()
+	replaced, exists := c.scratch[newName]
+	if exists && noReplace {
+		c.mu.Unlock()
+		sf.data.free()
+		return syscall.EEXIST
+	}
+	if c.scratch == nil {
+		c.scratch = map[string]*scratchFile{}
+	}
+	c.scratch[newName] = sf
+	c.mu.Unlock()
+	if exists {
+		replaced.unname()
+	}
+	c.m.notify(func() {
+		c.NotifyEntry(newName)
+		c.NotifyEntry(name)
+	})
 	return 0
 }
 
@@ -359,23 +439,36 @@ func (c *collectionNode) promoteScratch(s RecordStore, sf *scratchFile, id strin
 }
 
 // commitWriter commits a write handle's buffer, unless its record was
-// unlinked meanwhile (then nothing is stored and the close succeeds).
-func (c *collectionNode) commitWriter(h *writeHandle, content []byte, times *fileTimes, mustBeNew bool) syscall.Errno {
+// unlinked meanwhile (then nothing is stored and the close succeeds). A
+// failure is returned with its reason, not reported: the handle decides
+// (writeHandle.commitBuffer).
+func (c *collectionNode) commitWriter(h *writeHandle, content []byte, times *fileTimes, mustBeNew bool) (syscall.Errno, error) {
 	c.commitMu.Lock()
 	defer c.commitMu.Unlock()
 	if h.orphaned.Load() {
-		return 0
+		return 0, nil
 	}
-	return c.putLocked(h.store, h.id, content, times, mustBeNew)
+	return c.tryPutLocked(h.store, h.id, content, times, mustBeNew)
 }
 
-// putLocked commits content as record id (call under commitMu), then
+// putLocked is tryPutLocked for a commit whose failure reaches the user at
+// once (a rename, a truncate by path): a failure is reported.
+func (c *collectionNode) putLocked(s RecordStore, id string, content []byte, times *fileTimes, mustBeNew bool) syscall.Errno {
+	errno, err := c.tryPutLocked(s, id, content, times, mustBeNew)
+	if err != nil {
+		c.reportFailure(id, errno, failureReason(id, err))
+	}
+	return errno
+}
+
+// tryPutLocked commits content as record id (call under commitMu), then
 // applies explicit times (cp -p, rsync -t). mustBeNew fails with EEXIST
 // when the record exists, checked under the collection write lock. On
-// failure the stored record is untouched and the reason logged.
-func (c *collectionNode) putLocked(s RecordStore, id string, content []byte, times *fileTimes, mustBeNew bool) syscall.Errno {
+// failure the stored record is untouched, and err says why (nil when the
+// collection was removed: ENOENT); the caller reports it.
+func (c *collectionNode) tryPutLocked(s RecordStore, id string, content []byte, times *fileTimes, mustBeNew bool) (syscall.Errno, error) {
 	if c.isRemoved() {
-		return syscall.ENOENT
+		return syscall.ENOENT, nil
 	}
 	defer c.mutations.Add(1)
 	put := s.PutRaw
@@ -383,13 +476,7 @@ func (c *collectionNode) putLocked(s RecordStore, id string, content []byte, tim
 		put = s.PutRawNew
 	}
 	if err := put(id, content); err != nil {
-		errno := commitErrno(err)
-		if errno == syscall.EINVAL {
-			c.m.log.Printf("commit %s/%s%s rejected: %v", c.rel, id, recordExt, err)
-		} else {
-			c.m.log.Printf("commit %s/%s%s failed (%v): %v", c.rel, id, recordExt, errno, err)
-		}
-		return errno
+		return commitErrno(err), err
 	}
 	if times != nil {
 		if err := s.SetRecordTimes(id, times.atime, times.mtime); err != nil {
@@ -397,7 +484,7 @@ func (c *collectionNode) putLocked(s RecordStore, id string, content []byte, tim
 		}
 	}
 	c.noteSelfChange(s, id)
-	return 0
+	return 0, nil
 }
 
 func (c *collectionNode) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
@@ -418,10 +505,11 @@ func (c *collectionNode) Rmdir(ctx context.Context, name string) syscall.Errno {
 // yet committed wins (what a writer sees before close), else the stored
 // file, re-read each time so outside changes show up once the kernel's 1 s
 // attribute cache expires, else the buffer of a handle that created the
-// record and is still open. volatile reports the buffer cases: the kernel
-// must not cache those attributes, since the buffer may never be stored.
+// record and is still open (for a lookup, only while it names the record:
+// handleView.named). volatile reports the buffer cases: the kernel must
+// not cache those attributes, since the buffer may never be stored.
 // pre, when not nil, is the stored file's stat, taken ahead by a listing.
-func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat) (volatile bool, errno syscall.Errno) {
+func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat, lookup bool) (volatile bool, errno syscall.Errno) {
 	if size, ok := c.pendingSize(id); ok {
 		setMemAttr(out, size, time.Now(), c.m.filePerm())
 		return true, 0
@@ -439,13 +527,14 @@ func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat) 
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if h := c.createdWriter(id); h != nil {
-			size, _, _ := h.shown()
-			setMemAttr(out, size, time.Now(), c.m.filePerm())
-			return true, 0
+			if v := h.shown(); !lookup || v.named() {
+				setMemAttr(out, v.size, time.Now(), c.m.filePerm())
+				return true, 0
+			}
 		}
 	}
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) && !c.m.refusals.note(err) {
+		if !errors.Is(err, fs.ErrNotExist) && !c.m.symlinks.note(err) {
 			c.m.log.Printf("stat %s/%s: %v", c.rel, id, err)
 		}
 		return false, errnoOf(err, syscall.EIO)
@@ -462,7 +551,7 @@ const volatileTimeout = time.Nanosecond
 // content also gets a short-lived name: a new record that is never stored
 // must vanish from the kernel's cache once its last writer is gone.
 func (c *collectionNode) recordEntry(id string, out *fuse.EntryOut, pre *recordStat) syscall.Errno {
-	volatile, errno := c.recordAttr(id, &out.Attr, pre)
+	volatile, errno := c.recordAttr(id, &out.Attr, pre, true)
 	if volatile {
 		out.SetAttrTimeout(volatileTimeout)
 		out.SetEntryTimeout(volatileTimeout)
@@ -471,7 +560,7 @@ func (c *collectionNode) recordEntry(id string, out *fuse.EntryOut, pre *recordS
 }
 
 func (c *collectionNode) recordAttrOut(id string, out *fuse.AttrOut) syscall.Errno {
-	volatile, errno := c.recordAttr(id, &out.Attr, nil)
+	volatile, errno := c.recordAttr(id, &out.Attr, nil, false)
 	if volatile {
 		out.SetTimeout(volatileTimeout)
 	}
@@ -538,8 +627,8 @@ func (c *collectionNode) releaseWriter(h *writeHandle) {
 // uncommitted changes that were not rejected.
 func (c *collectionNode) pendingSize(id string) (int, bool) {
 	for _, h := range c.openWriters(id) {
-		if size, pending, _ := h.shown(); pending {
-			return size, true
+		if v := h.shown(); v.pending {
+			return v.size, true
 		}
 	}
 	return 0, false
@@ -549,7 +638,7 @@ func (c *collectionNode) pendingSize(id string) (int, bool) {
 // stored it.
 func (c *collectionNode) createdWriter(id string) *writeHandle {
 	for _, h := range c.openWriters(id) {
-		if _, _, created := h.shown(); created {
+		if h.shown().created {
 			return h
 		}
 	}
@@ -560,7 +649,7 @@ func (c *collectionNode) createdWriter(id string) *writeHandle {
 // no such record: a pending or created writer's buffer.
 func (c *collectionNode) shownBuffer(id string) ([]byte, bool) {
 	for _, h := range c.openWriters(id) {
-		if _, pending, created := h.shown(); pending || created {
+		if v := h.shown(); v.pending || v.created {
 			return h.contents(), true
 		}
 	}

@@ -129,6 +129,7 @@ func (m *mountState) removeCollection(rel string, c *collectionNode) syscall.Err
 	}
 	if err := m.catalog.RemoveDocStore(rel); err != nil {
 		if errno := errnoOf(err, 0); errno != 0 {
+			m.log.Printf("rmdir %s refused (%v): %v", rel, errno, err)
 			return errno
 		}
 		m.log.Printf("rmdir %s: %v", rel, err)

@@ -26,6 +26,10 @@ type fakeStore struct {
 	puts     int
 	failPuts error // when set, PutRaw fails with it
 	closed   bool
+
+	// onOpen, when set, runs in OpenRecord once the file is open: the
+	// caller reads what was stored at that moment, whatever is put next.
+	onOpen func(id string)
 }
 
 var _ RecordStore = (*fakeStore)(nil)
@@ -51,7 +55,7 @@ func (s *fakeStore) WalkIDs(after string, fn func(string) error) error {
 	}
 	ids := make([]string, 0, len(entries))
 	for _, e := range entries {
-		if e.Name() > after {
+		if e.Name() > after && e.Name()[0] != '.' {
 			ids = append(ids, e.Name())
 		}
 	}
@@ -65,7 +69,13 @@ func (s *fakeStore) WalkIDs(after string, fn func(string) error) error {
 }
 
 func (s *fakeStore) StatRecord(id string) (os.FileInfo, error) { return os.Stat(s.path(id)) }
-func (s *fakeStore) OpenRecord(id string) (*os.File, error)    { return os.Open(s.path(id)) }
+func (s *fakeStore) OpenRecord(id string) (*os.File, error) {
+	f, err := os.Open(s.path(id))
+	if err == nil && s.onOpen != nil {
+		s.onOpen(id)
+	}
+	return f, err
+}
 
 func (s *fakeStore) PutRaw(id string, content []byte) error {
 	if !bytes.Contains(content, []byte(`"id":"`+id+`"`)) {
@@ -80,7 +90,12 @@ func (s *fakeStore) PutRaw(id string, content []byte) error {
 		return os.ErrClosed
 	}
 	s.puts++
-	return os.WriteFile(s.path(id), content, 0o644)
+	// Replace by rename, as the real store does: open files keep the old content.
+	tmp := filepath.Join(s.dir, "."+id+".tmp") // not listed by WalkIDs
+	if err := os.WriteFile(tmp, content, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, s.path(id))
 }
 
 func (s *fakeStore) PutRawNew(id string, content []byte) error {

@@ -33,13 +33,13 @@ type writeHandle struct {
 	orphaned  atomic.Bool
 	exclusive bool // O_EXCL: the first commit must create the record; guarded by mu
 
-	mu     sync.Mutex
-	buf    memBuf
-	loaded bool // buf holds the content to commit (stored content read, or truncated)
-	dirty  bool // buf differs from what was last committed
-	failed bool // the last commit was rejected; nothing changed since
-	stored bool // a commit of this handle succeeded
-	times  *fileTimes
+	mu      sync.Mutex
+	buf     memBuf
+	loaded  bool           // buf holds the content to commit (stored content read, or truncated)
+	dirty   bool           // buf differs from what was last committed
+	failure *commitFailure // why the last commit failed; nil when it did not, or buf changed since
+	stored  bool           // a commit of this handle succeeded
+	times   *fileTimes
 }
 
 var (
@@ -87,7 +87,7 @@ func (h *writeHandle) Write(ctx context.Context, data []byte, off int64) (uint32
 	if errno := h.buf.writeAt(data, off); errno != 0 {
 		return 0, errno
 	}
-	h.dirty, h.failed = true, false
+	h.dirty, h.failure = true, nil
 	return uint32(len(data)), 0
 }
 
@@ -104,7 +104,7 @@ func (h *writeHandle) truncate(size int) syscall.Errno {
 			return errno
 		}
 	}
-	h.dirty, h.failed = true, false
+	h.dirty, h.failure = true, nil
 	return 0
 }
 
@@ -123,14 +123,28 @@ func (h *writeHandle) setTimes(t *fileTimes) bool {
 // unstoredNew reports a record this handle created and never stored.
 func (h *writeHandle) unstoredNew() bool { return h.created && !h.stored }
 
-// shown reports what this handle makes of its record's name: size is the
-// buffer's; pending means uncommitted changes not rejected yet (they win
-// over the stored file); created means the handle holds a new name the
-// store may not have yet.
-func (h *writeHandle) shown() (size int, pending, created bool) {
+// handleView is what one write handle makes of its record's name.
+type handleView struct {
+	size    int  // the buffer's
+	pending bool // uncommitted changes not refused yet: they win over the stored file
+	created bool // the handle holds a new name the store may not have yet
+	refused bool // the last commit failed and nothing changed since
+}
+
+// named reports whether the handle gives its record's name to lookups: a
+// new record whose commit failed has no name, although its descriptors
+// (fstat) still see it.
+func (v handleView) named() bool { return v.pending || v.created && !v.refused }
+
+func (h *writeHandle) shown() handleView {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.buf.data), h.dirty && !h.failed, h.unstoredNew()
+	return handleView{
+		size:    len(h.buf.data),
+		pending: h.dirty && h.failure == nil,
+		created: h.unstoredNew(),
+		refused: h.failure != nil,
+	}
 }
 
 func (h *writeHandle) contents() []byte {
@@ -139,14 +153,29 @@ func (h *writeHandle) contents() []byte {
 	return append([]byte(nil), h.buf.data...)
 }
 
-// Flush commits; its error is what close(2) returns.
-func (h *writeHandle) Flush(ctx context.Context) syscall.Errno { return h.commit() }
+// Flush commits; its error is what close(2) returns. A new record whose
+// commit failed loses its name before the failing close returns
+// (dropName). FSYNC does not wait for that: the kernel holds the file's
+// inode lock while it is answered, which an unlink in the directory,
+// holding the directory's lock the notification needs, may be waiting for.
+func (h *writeHandle) Flush(ctx context.Context) syscall.Errno {
+	errno := h.commit()
+	if errno != 0 && h.shown().created {
+		h.c.dropName(ctx, h.id+recordExt)
+	}
+	return errno
+}
 
 func (h *writeHandle) Fsync(ctx context.Context, flags uint32) syscall.Errno { return h.commit() }
 
+// Release reports a commit failure that stood to the last close and was
+// not reported yet (failLocked).
 func (h *writeHandle) Release(ctx context.Context) syscall.Errno {
 	h.c.releaseWriter(h)
 	h.mu.Lock()
+	if !h.orphaned.Load() {
+		h.reportLocked()
+	}
 	h.buf.free()
 	h.mu.Unlock()
 	return 0
@@ -169,8 +198,8 @@ func (h *writeHandle) commit() syscall.Errno {
 
 // commitBuffer stores the buffer when it holds changes. A record created by
 // this handle and never written is not stored: an empty file is not a
-// record, so such a flush fails with EINVAL and changes nothing (the name
-// stays shown while the handle is open and is gone after the last close).
+// record, so such a flush fails with EINVAL and changes nothing; the name
+// is then gone for lookups (handleView.named) until something is written.
 // A FLUSH cannot tell the last close(2) from one of a dup'd descriptor, so
 // every close of such a descriptor reports EINVAL: `touch new.jsonc` fails
 // visibly instead of pretending to have stored something.
@@ -179,7 +208,7 @@ func (h *writeHandle) commitBuffer() (errno syscall.Errno, attempted bool) {
 	defer h.mu.Unlock()
 	if !h.dirty {
 		if h.unstoredNew() && !h.orphaned.Load() {
-			h.c.m.log.Printf("close %s/%s%s: nothing written; an empty file is not a record, nothing stored", h.c.rel, h.id, recordExt)
+			h.failLocked(syscall.EINVAL, reasonNothingWritten, false)
 			return syscall.EINVAL, false
 		}
 		return 0, false
@@ -187,13 +216,48 @@ func (h *writeHandle) commitBuffer() (errno syscall.Errno, attempted bool) {
 	if errno := h.load(); errno != 0 {
 		return errno, false
 	}
-	errno = h.c.commitWriter(h, h.buf.data, h.times, h.exclusive && !h.stored)
+	if len(h.buf.data) == 0 {
+		h.failLocked(syscall.EINVAL, reasonEmpty, false)
+		return syscall.EINVAL, false
+	}
+	errno, err := h.c.commitWriter(h, h.buf.data, h.times, h.exclusive && !h.stored)
 	if errno != 0 {
-		h.failed = true
+		reason := errno.Error()
+		if err != nil {
+			reason = failureReason(h.id, err)
+		}
+		h.failLocked(errno, reason, true)
 		return errno, true
 	}
-	h.dirty, h.stored, h.times = false, true, nil
+	h.dirty, h.stored, h.times, h.failure = false, true, nil, nil
 	return 0, true
+}
+
+// reasonEmpty is the refusal of a record truncated and not written.
+const reasonEmpty = "empty content; an empty file is not a record, the stored record is unchanged"
+
+// failLocked records that the commit of the unchanged buffer failed, and
+// reports it now, or (now=false, an empty buffer) when the handle is
+// released with the failure standing: a shell redirect closes a duplicate
+// of its descriptor before writing, and that flush fails on the empty
+// buffer although the write that follows is committed by the last close.
+// A repeat of the same failure of the same buffer (fsync, then close) is
+// not reported again.
+func (h *writeHandle) failLocked(errno syscall.Errno, reason string, now bool) {
+	if f := h.failure; f == nil || f.errno != errno || f.reason != reason {
+		h.failure = &commitFailure{errno: errno, reason: reason}
+	}
+	if now {
+		h.reportLocked()
+	}
+}
+
+// reportLocked reports the standing failure once.
+func (h *writeHandle) reportLocked() {
+	if f := h.failure; f != nil && !f.reported {
+		f.reported = true
+		h.c.reportFailure(h.id, f.errno, f.reason)
+	}
 }
 
 // readHandle reads the stored record file.

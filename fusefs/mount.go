@@ -108,7 +108,8 @@ func MountOptions(cfg Config, logger *log.Logger, direct bool) *fs.Options {
 }
 
 // rootNode is the storage root: normally a namespace; a collection when
-// ROOT itself is one.
+// ROOT itself is one. Namespace and collection roots also answer
+// .storhfs (control.go).
 func rootNode(m *mountState) fs.InodeEmbedder {
 	switch m.catalog.Kind("") {
 	case KindDocStore:
@@ -118,7 +119,7 @@ func rootNode(m *mountState) fs.InodeEmbedder {
 	case KindQueue:
 		return &queueNode{m: m, dir: m.catalog.Path("")}
 	}
-	return &dirNode{m: m}
+	return &rootDir{dirNode: &dirNode{m: m}}
 }
 
 // Wait blocks until the file system is unmounted (by Unmount or from outside).

@@ -6,6 +6,7 @@ import (
 	"path"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // mountState is shared by every node of one mount.
@@ -18,7 +19,9 @@ type mountState struct {
 	scratchSeq atomic.Uint64 // last scratch inode counter handed out
 	runNotify  func(func())  // runs kernel notifications; nil: a new goroutine (tests replace it)
 	self       selfChanges   // record files this mount just changed (for the watcher)
-	refusals   refusalLog    // symlinks under ROOT refused, each logged once
+	refusals   *refusalLog   // failed commits and refused names, for the log and .storhfs/errors
+	symlinks   symlinkLog    // symlinks under ROOT refused, each reported once
+	started    time.Time     // when the mount state was made (times of .storhfs)
 
 	mu     sync.Mutex
 	stores map[string]*storeSlot   // collections by rel path
@@ -36,8 +39,10 @@ type storeSlot struct {
 }
 
 func newMountState(c Catalog, readOnly bool, logger *log.Logger, maxBuffer int64) *mountState {
+	refusals := newRefusalLog(logger)
 	return &mountState{
-		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer), refusals: refusalLog{log: logger},
+		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer),
+		refusals: refusals, symlinks: symlinkLog{refusals: refusals}, started: time.Now(),
 		stores: map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
 	}
 }

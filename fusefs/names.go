@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"strings"
+	"syscall"
 
 	"github.com/zeebo/xxh3"
 
@@ -24,11 +25,15 @@ func recordID(name string) (string, bool) {
 // isScratchName reports whether name is a temporary name used by editors
 // and tools while saving. Such files live in memory only.
 //
-//	vim:   4913 (and other all-digit probes), .x.swp/.x.swo/..., x~
-//	sed:   sedXXXXXX
-//	rsync: .x.XXXXXX
-//	emacs: #x#, .#x
-//	other: *.tmp, tmp
+//	vim:         4913 (and other all-digit probes), .x.swp/.x.swo/..., x~
+//	sed:         sedXXXXXX
+//	rsync:       .x.XXXXXX
+//	emacs:       #x#, .#x, x~
+//	GIO (gedit, nautilus, gio save): .goutputstream-XXXXXX
+//	JetBrains:   x___jb_tmp___, x___jb_old___
+//	Python:      tmpXXXXXXXX (tempfile.mkstemp/NamedTemporaryFile in a directory)
+//	LibreOffice: .~lock.x#
+//	other:       *.tmp, tmp, x.new, x.bak, x.orig, x.part
 func isScratchName(name string) bool {
 	switch {
 	case name == "" || name == "." || name == "..":
@@ -47,8 +52,43 @@ func isScratchName(name string) bool {
 		return true
 	case name[0] == '.' && isRsyncTemp(name):
 		return true
+	case isToolTemp(name):
+		return true
 	}
 	return false
+}
+
+// scratchSuffixes end the names of backups, partial downloads and
+// to-be-renamed copies (after at least one other character).
+var scratchSuffixes = []string{".new", ".bak", ".orig", ".part", "___jb_tmp___", "___jb_old___"}
+
+// isToolTemp matches the save and lock names of GIO, Python's tempfile,
+// LibreOffice and the suffixes above.
+func isToolTemp(name string) bool {
+	for _, suffix := range scratchSuffixes {
+		if len(name) > len(suffix) && strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	if rest, ok := strings.CutPrefix(name, ".goutputstream-"); ok {
+		return len(rest) == 6 && alnum(rest)
+	}
+	if rest, ok := strings.CutPrefix(name, "tmp"); ok && len(rest) == 8 {
+		return isPythonTempChars(rest)
+	}
+	return len(name) > len(".~lock.#") && strings.HasPrefix(name, ".~lock.") && strings.HasSuffix(name, "#")
+}
+
+// isPythonTempChars reports whether s uses only the characters of Python's
+// tempfile names (tempfile._RandomNameSequence: a-z, 0-9, _).
+func isPythonTempChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // isVimSwap matches ".x.swp" and its siblings ".x.swo" ... ".x.swa", ".x.swx".
@@ -111,4 +151,17 @@ func recordIno(collection, id string) uint64 {
 // dirIno derives a directory's inode number from its path below the root.
 func dirIno(rel string) uint64 {
 	return xxh3.HashString(rel)&hashMask | dirInoBit
+}
+
+// maxNameLen is NAME_MAX: the kernel passes FUSE names up to 1024 bytes,
+// and a longer name than any file system under ROOT can hold must fail
+// with ENAMETOOLONG, not with a misleading EPERM or ENOENT.
+const maxNameLen = 255
+
+// nameErrno is ENAMETOOLONG for a name longer than NAME_MAX, else 0.
+func nameErrno(name string) syscall.Errno {
+	if len(name) > maxNameLen {
+		return syscall.ENAMETOOLONG
+	}
+	return 0
 }

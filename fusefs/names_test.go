@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/zeebo/xxh3"
@@ -76,5 +77,51 @@ func TestInodeNumbers(t *testing.T) {
 	}
 	if d := dirIno("pages"); d&dirInoBit == 0 || d&scratchInoBase != 0 {
 		t.Errorf("dir ino %x outside the directory range", d)
+	}
+}
+
+// The safe-save and lock names of common tools are scratch names; names
+// that only resemble them are not.
+func TestIsScratchNameOfTools(t *testing.T) {
+	rec := "0190a1b2-c3d4-7e5f-8a6b-2d5dba6274da.jsonc"
+	cases := []struct {
+		tool, name string
+		scratch    bool
+	}{
+		{"GIO", ".goutputstream-Q2XK7Z", true},
+		{"GIO", ".goutputstream-a1b2c3", true},
+		{"GIO, too short", ".goutputstream-a1b2c", false},
+		{"GIO, too long", ".goutputstream-a1b2c3d", false},
+		{"JetBrains temp", rec + "___jb_tmp___", true},
+		{"JetBrains old", rec + "___jb_old___", true},
+		{"JetBrains suffix alone", "___jb_tmp___", false},
+		{"Python mkstemp", "tmpk3_9zq0a", true},
+		{"Python mkstemp", "tmp________", true},
+		{"Python, upper case", "tmpK3_9ZQ0A", false},
+		{"Python, 7 chars", "tmpk3_9zq0", false},
+		{"Python, 9 chars", "tmpk3_9zq0ab", false},
+		{"new", rec + ".new", true},
+		{"bak", rec + ".bak", true},
+		{"orig", rec + ".orig", true},
+		{"part", rec + ".part", true},
+		{"suffix alone", ".bak", false},
+		{"LibreOffice lock", ".~lock." + rec + "#", true},
+		{"LibreOffice, no name", ".~lock.#", false},
+		{"LibreOffice, no #", ".~lock." + rec, false},
+		{"emacs backup", rec + "~", true},
+		{"a record", rec, false},
+		{"a note", "notes.txt", false},
+		{"newer", "x.newer", false},
+	}
+	for _, c := range cases {
+		if got := isScratchName(c.name); got != c.scratch {
+			t.Errorf("%s: isScratchName(%q) = %v, want %v", c.tool, c.name, got, c.scratch)
+		}
+	}
+}
+
+func TestNameErrno(t *testing.T) {
+	if nameErrno(strings.Repeat("x", 255)) != 0 || nameErrno(strings.Repeat("x", 256)) != syscall.ENAMETOOLONG {
+		t.Fatal("NAME_MAX is 255 bytes")
 	}
 }

@@ -56,7 +56,7 @@ func (c *collectionNode) openRecord(id string, flags uint32) (fs.FileHandle, uin
 		}
 	}
 	if err != nil {
-		c.m.refusals.note(err)
+		c.m.symlinks.note(err)
 		return nil, 0, errnoOf(err, syscall.EIO)
 	}
 	// NOFLUSH: closing a read-only descriptor has nothing to commit.
@@ -128,7 +128,11 @@ func (c *collectionNode) setRecordAttr(id string, f fs.FileHandle, in *fuse.SetA
 }
 
 // truncateStored commits the stored record cut (or zero-extended) to size.
+// The record is read under commitMu, so no commit of this mount falls
+// between the read and the put and is overwritten by the old content.
 func (c *collectionNode) truncateStored(s RecordStore, id string, size int) syscall.Errno {
+	c.commitMu.Lock()
+	defer c.commitMu.Unlock()
 	content, errno := readAll(s, id)
 	if errno != 0 {
 		return errno
@@ -138,7 +142,5 @@ func (c *collectionNode) truncateStored(s RecordStore, id string, size int) sysc
 	}
 	resized := make([]byte, size)
 	copy(resized, content)
-	c.commitMu.Lock()
-	defer c.commitMu.Unlock()
 	return c.putLocked(s, id, resized, nil, false)
 }

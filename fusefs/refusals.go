@@ -1,86 +1,94 @@
 package fusefs
 
 import (
-	"errors"
+	"fmt"
 	"log"
+	"strings"
 	"sync"
 	"syscall"
-
-	"storhfs/core/fsutil"
+	"time"
 )
 
-// maxNameLen is NAME_MAX: the kernel passes FUSE names up to 1024 bytes,
-// and a longer name than any file system under ROOT can hold must fail
-// with ENAMETOOLONG, not with a misleading EPERM or ENOENT.
-const maxNameLen = 255
-
-// nameErrno is ENAMETOOLONG for a name longer than NAME_MAX, else 0.
-func nameErrno(name string) syscall.Errno {
-	if len(name) > maxNameLen {
-		return syscall.ENAMETOOLONG
-	}
-	return 0
-}
-
-// refusalLog logs each symlink the engines refused (fsutil.SymlinkError:
-// nothing under ROOT is reached through a symlink) once per path and
-// mount, so a planted link is reported without flooding the log on every
-// lookup. It remembers at most maxRefusalsLogged paths.
+// refusalLog reports refused operations (failed commits, refused creates
+// and renames): each once to the mount's log, and kept, newest last, for
+// MOUNTPOINT/.storhfs/errors, so a user without the mount's terminal (an
+// /etc/fstab mount) can read why a write failed. It keeps the last
+// maxRefusals lines within maxRefusalBytes, dropping the oldest.
+// Reporting takes only the log's own mutex (and the logger's).
 type refusalLog struct {
 	log *log.Logger
 
-	mu   sync.Mutex
-	seen map[string]bool
-	full bool // maxRefusalsLogged paths seen: no more are logged
+	mu    sync.Mutex
+	lines []string // newest last; each ends in "\n"
+	bytes int      // total length of lines
+	last  time.Time
 }
 
-const maxRefusalsLogged = 4096
+const (
+	maxRefusals     = 100
+	maxRefusalBytes = 64 << 10
+)
 
-// note reports whether err is a refused symlink, logging it the first time
-// its path is seen.
-func (r *refusalLog) note(err error) bool {
-	var se *fsutil.SymlinkError
-	if !errors.As(err, &se) {
-		return false
+func newRefusalLog(logger *log.Logger) *refusalLog { return &refusalLog{log: logger} }
+
+// report logs one refusal, "<op> <path below the mount point> <outcome>:
+// <reason>", and keeps it as one line prefixed with the time (UTC).
+func (r *refusalLog) report(format string, args ...any) {
+	text := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " ")
+	r.log.Print(text)
+	now := time.Now()
+	line := now.UTC().Format(time.RFC3339) + " " + text + "\n"
+	if len(line) > maxRefusalBytes {
+		line = line[:maxRefusalBytes-len("...\n")] + "...\n"
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch {
-	case r.seen[se.Path]:
-	case len(r.seen) >= maxRefusalsLogged:
-		if !r.full {
-			r.full = true
-			r.log.Printf("more symlinks under ROOT refused; further ones are not logged")
-		}
-	default:
-		if r.seen == nil {
-			r.seen = map[string]bool{}
-		}
-		r.seen[se.Path] = true
-		r.log.Printf("%v", se)
+	r.lines = append(r.lines, line)
+	r.bytes += len(line)
+	drop := 0
+	for len(r.lines)-drop > maxRefusals || r.bytes > maxRefusalBytes {
+		r.bytes -= len(r.lines[drop])
+		drop++
 	}
-	return true
+	r.lines = append(r.lines[:0], r.lines[drop:]...)
+	r.last = now
 }
 
-// missingDirErrno is the errno of a lookup of rel when it is no collection,
-// log, queue or namespace: ELOOP (logged once) when rel, or one of the
-// entries that would make it one, is a symlink, which is refused rather
-// than followed; else ENOENT.
-func (m *mountState) missingDirErrno(rel string) syscall.Errno {
-	for _, sub := range []string{"", "/data", "/.storh", "/queue.log", "/manifest.jsonc", "/segments", "/partitions"} {
-		if _, err := m.catalog.Stat(rel + sub); m.refusals.note(err) {
-			return syscall.ELOOP
-		}
+// contents returns the kept lines, oldest first, and the time of the
+// newest (zero when there is none).
+func (r *refusalLog) contents() ([]byte, time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]byte, 0, r.bytes)
+	for _, line := range r.lines {
+		out = append(out, line...)
 	}
-	return syscall.ENOENT
+	return out, r.last
 }
 
-// refusalOf is the error of a directory under ROOT that must not be used:
-// one that is, or passes through, a symlink (logged once); nil otherwise.
-func (m *mountState) refusalOf(dir string) error {
-	_, err := fsutil.Stat(dir)
-	if m.refusals.note(err) {
-		return err
+// commitFailure is why the commit of a write handle's unchanged buffer
+// failed, and whether that was reported yet.
+type commitFailure struct {
+	errno    syscall.Errno
+	reason   string
+	reported bool
+}
+
+// reasonNothingWritten is the refusal of a record never given content.
+const reasonNothingWritten = "nothing written; an empty file is not a record, nothing stored"
+
+// reportFailure reports a failed commit of record id: "rejected" for
+// refused content (EINVAL), else "failed (<errno>)".
+func (c *collectionNode) reportFailure(id string, errno syscall.Errno, reason string) {
+	outcome := "rejected"
+	if errno != syscall.EINVAL {
+		outcome = fmt.Sprintf("failed (%v)", errno)
 	}
-	return nil
+	c.m.refusals.report("commit %s %s: %s", childRel(c.rel, id+recordExt), outcome, reason)
+}
+
+// failureReason is the text of a commit error: the store's message
+// without the leading "<id>: " it carries.
+func failureReason(id string, err error) string {
+	return strings.TrimPrefix(err.Error(), id+": ")
 }

@@ -24,7 +24,7 @@ func TestRenameRules(t *testing.T) {
 		want           syscall.Errno
 	}{
 		{"record onto another record name", idA + ".jsonc", idB + ".jsonc", 0, c, syscall.EPERM},
-		{"record onto a scratch name", idA + ".jsonc", idA + ".jsonc~", 0, c, syscall.EPERM},
+		{"record onto a non-scratch name", idA + ".jsonc", "notes.txt", 0, c, syscall.EPERM},
 		{"scratch onto a name that is neither", "x.tmp", "notes.txt", 0, c, syscall.EPERM},
 		{"scratch onto existing record with NOREPLACE", "x.tmp", idA + ".jsonc", unix.RENAME_NOREPLACE, c, syscall.EEXIST},
 		{"exchange", "x.tmp", idA + ".jsonc", unix.RENAME_EXCHANGE, c, syscall.EINVAL},
@@ -71,5 +71,35 @@ func TestReadOnlyRefusesMutations(t *testing.T) {
 	h.(*readHandle).Release(ctx)
 	if s.content(idA) != `{"id":"`+idA+`"}` {
 		t.Errorf("read-only collection changed")
+	}
+}
+
+// A record renamed onto a scratch name (emacs' backup by rename) is copied
+// there and stays; a second copy replaces the first unless NOREPLACE.
+func TestRenameRecordOntoScratchCopies(t *testing.T) {
+	ctx := context.Background()
+	stored := `{"id":"` + idA + `"}`
+	s := newFakeStore(t, idA)
+	c := newTestCollection(s)
+	c.m.runNotify = func(func()) {}
+	rec, backup := idA+".jsonc", idA+".jsonc~"
+	if errno := c.Rename(ctx, rec, c, backup, 0); errno != 0 {
+		t.Fatalf("rename %s -> %s = %v, want success", rec, backup, errno)
+	}
+	sf := c.scratchFile(backup)
+	if sf == nil || string(sf.data.data) != stored {
+		t.Fatalf("backup scratch file = %v, want the record's content", sf)
+	}
+	if s.content(idA) != stored {
+		t.Errorf("stored record changed: %s", s.content(idA))
+	}
+	if errno := c.Rename(ctx, rec, c, backup, unix.RENAME_NOREPLACE); errno != syscall.EEXIST {
+		t.Errorf("rename onto the existing backup with NOREPLACE = %v, want EEXIST", errno)
+	}
+	if errno := c.Rename(ctx, rec, c, backup, 0); errno != 0 || c.scratchFile(backup) == sf {
+		t.Errorf("second backup: %v, replaced %v", errno, c.scratchFile(backup) != sf)
+	}
+	if errno := c.Rename(ctx, idB+".jsonc", c, idB+".jsonc~", 0); errno != syscall.ENOENT {
+		t.Errorf("rename of a missing record = %v, want ENOENT", errno)
 	}
 }

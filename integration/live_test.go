@@ -175,11 +175,11 @@ func TestLiveView(t *testing.T) {
 		name := m.path("pages", id+".jsonc")
 		run("", "stat", name) // a negative entry the kernel caches
 		observe(t, "record created (stat)", func() {
-			sh(t, "", fmt.Sprintf(`echo '{"id":"%s","v":1}' | %s put %s pages %s`, id, storhfsBin, root, id))
+			sh(t, "", fmt.Sprintf(`echo '{"id":"%s","data":{"v":1}}' | %s put %s pages %s`, id, storhfsBin, root, id))
 		}, func() bool { _, err := run("", "stat", name); return err == nil })
 		runOK(t, "", "cat", name) // the kernel now caches its pages
 		observe(t, "record replaced (cat)", func() {
-			sh(t, "", fmt.Sprintf(`echo '{"id":"%s","v":22222}' | %s put %s pages %s`, id, storhfsBin, root, id))
+			sh(t, "", fmt.Sprintf(`echo '{"id":"%s","data":{"v":22222}}' | %s put %s pages %s`, id, storhfsBin, root, id))
 		}, func() bool { out, _ := run("", "cat", name); return strings.Contains(out, "22222") })
 		observe(t, "record deleted (ls)", func() {
 			runOK(t, "", storhfsBin, "delete", root, "pages", id)

@@ -339,7 +339,7 @@ func checkRefusesWrites(t *testing.T, dir, root string) {
 func writeRecord(t *testing.T, dir, root string) {
 	t.Helper()
 	id := newID(t)
-	body := `{"id":"` + id + `","title":"via fstab"}`
+	body := `{"id":"` + id + `","data":{"title":"via fstab"}}`
 	writeFile(t, filepath.Join(dir, "pages", id+".jsonc"), body)
 	if got := string(readFile(t, storedPath(root, "pages", id))); got != body {
 		t.Errorf("stored record %s = %q, want %q", id, got, body)

@@ -3,6 +3,7 @@ package docstore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -74,10 +75,10 @@ var ErrBusy error = &kind{name: "collection is in use by another writer", parent
 // RemoveEmpty removes a collection that holds no record files: C/data with
 // only empty bucket directories, C/.storh (lock, markers, indexes) and C.
 // It runs under the collection write lock and decides emptiness under it,
-// so no writer of this or another process is mid-put. With records it
-// fails with ErrNotEmpty and changes nothing; other files in data/ (a live
-// writer's temp file) also give ErrNotEmpty, after empty bucket directories
-// may already have been removed. The lock file is deleted only when no
+// so no writer of this or another process is mid-put. Anything else in
+// the collection (records, a live writer's temp file, quarantined records
+// in .storh/corrupt, a foreign file such as a README beside data/) fails
+// with ErrNotEmpty naming it, and nothing is removed. The lock file is deleted only when no
 // other live process has a writer marker (else ErrBusy): spec 6 forbids
 // deleting it while others may use it. Markers of this process are ours
 // to drop (the caller closes its own stores afterwards).
@@ -102,32 +103,19 @@ func RemoveEmpty(root, collection string) error {
 }
 
 func removeEmptyLocked(dir string) error {
-	hasRecords := false
-	err := shard.Walk(dir, "", func(shard.Entry) error {
-		hasRecords = true
-		return shard.ErrStop
-	})
-	if err != nil {
+	if err := checkRemovable(dir); err != nil {
 		return err
-	}
-	if hasRecords {
-		return ErrNotEmpty
 	}
 	if err := checkNoOtherWriters(dir); err != nil {
 		return err
 	}
-	// Anything in data/ besides empty buckets (temp files of a live writer,
-	// foreign files) also keeps the collection.
 	buckets, err := fsutil.ReadDir(dir + "/data")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	for _, b := range buckets {
-		if !b.IsDir() {
-			return ErrNotEmpty
-		}
 		if err := fsutil.Remove(dir + "/data/" + b.Name()); err != nil {
-			return ErrNotEmpty
+			return notEmpty("data/"+b.Name(), err)
 		}
 	}
 	if err := fsutil.RemoveAll(dir + "/.storh"); err != nil {
@@ -137,9 +125,78 @@ func removeEmptyLocked(dir string) error {
 		return err
 	}
 	if err := fsutil.Remove(dir); err != nil {
-		return ErrNotEmpty
+		return notEmpty(dir, err)
 	}
 	return nil
+}
+
+// checkRemovable fails with ErrNotEmpty, naming the first thing found,
+// unless dir holds only data/ with empty bucket directories and .storh/
+// without quarantined records: what an empty collection is made of.
+func checkRemovable(dir string) error {
+	hasRecords := false
+	err := shard.Walk(dir, "", func(shard.Entry) error {
+		hasRecords = true
+		return shard.ErrStop
+	})
+	if err != nil {
+		return err
+	}
+	if hasRecords {
+		return notEmpty("records", nil)
+	}
+	entries, err := fsutil.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if name := e.Name(); name != "data" && name != ".storh" {
+			return notEmpty(name, nil)
+		}
+	}
+	buckets, err := fsutil.ReadDir(dir + "/data")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, b := range buckets {
+		if !b.IsDir() {
+			return notEmpty("data/"+b.Name(), nil)
+		}
+		if name, err := firstEntry(dir + "/data/" + b.Name()); err != nil || name != "" {
+			return notEmpty("data/"+b.Name()+"/"+name, err)
+		}
+	}
+	if name, err := firstEntry(dir + "/.storh/corrupt"); err != nil || name != "" {
+		return notEmpty(".storh/corrupt/"+name+" (a quarantined record)", err)
+	}
+	return nil
+}
+
+// firstEntry returns the name of one entry of dir, "" when dir is empty or
+// missing.
+func firstEntry(dir string) (string, error) {
+	f, err := fsutil.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	if len(names) > 0 {
+		return names[0], nil
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return "", err
+}
+
+// notEmpty is ErrNotEmpty naming what keeps the collection; cause, when
+// not nil, is the failure that showed it.
+func notEmpty(what string, cause error) error {
+	return wrapError(ErrNotEmpty, msgCollectionExists+": holds "+what, cause)
 }
 
 // checkNoOtherWriters fails with ErrBusy when C/.storh/writers holds the

@@ -108,7 +108,9 @@ var ErrIndexDrift = errors.New("record stored, but its index entries could not b
 // PutRaw stores content verbatim as the record file of id, for the mount.
 // content must be a record PHP's get() would accept for that file name
 // (spec 3.5: strict JSON, else JSONC; an object whose "id" equals id, a
-// valid UUIDv7) and smaller than MaxRecordBytes (what the reader accepts).
+// valid UUIDv7) and read back as written: exactly "id" and "data", data an
+// object or a list (parseWritable). It must be smaller than MaxRecordBytes
+// (what the reader accepts).
 // Indexes are updated from the parsed data under the write lock; a unique
 // violation, or an indexed value that cannot be encoded into an index file
 // (a float like 1e999, decoded as INF), fails before anything is written.
@@ -138,7 +140,7 @@ func (s *Store) putRaw(id string, content []byte, mustBeNew bool) error {
 		return withID(id, newError(ErrInvalidRecord, fmt.Sprintf("record of %d bytes is not below the record size limit of %d bytes", len(content), MaxRecordBytes)))
 	}
 	path := s.RecordPath(id)
-	data, err := parseRecord(content, id, path, false)
+	data, err := parseWritable(content, id, path)
 	if err != nil {
 		return withID(id, err)
 	}

@@ -59,9 +59,9 @@ func TestPutRawSizeLimit(t *testing.T) {
 	root := t.TempDir()
 	s := openStore(t, root)
 	build := func(size int) []byte {
-		head := `{"id":"` + id1 + `","data":"`
-		pad := size - len(head) - 2
-		return []byte(head + strings.Repeat("x", pad) + `"}`)
+		head := `{"id":"` + id1 + `","data":["`
+		pad := size - len(head) - 3
+		return []byte(head + strings.Repeat("x", pad) + `"]}`)
 	}
 	err := s.PutRaw(id1, build(MaxRecordBytes))
 	if !errors.Is(err, ErrInvalidRecord) || !strings.Contains(err.Error(), "size limit") {

@@ -1,0 +1,123 @@
+package fusefs
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// MOUNTPOINT/.storhfs holds read-only files about the mount itself. It is
+// reachable by name at the mount's root but not listed (like ZFS's .zfs),
+// so ls, find, rsync and backups never see it:
+//
+//	.storhfs/errors   the last refused or failed commits, newest last:
+//	                  "<RFC 3339 UTC time> <path> rejected: <reason>"
+const (
+	controlDirName = ".storhfs"
+	errorsFileName = "errors"
+)
+
+// Inode numbers of the control files: bits 63 and 62 together are used by
+// neither records, directories nor scratch files (names.go).
+const (
+	controlDirIno  = scratchInoBase | dirInoBit | 1
+	errorsFileIno  = scratchInoBase | dirInoBit | 2
+	controlDirPerm = roDirPerm
+)
+
+// rootDir is the storage root shown as a namespace, plus .storhfs.
+type rootDir struct{ *dirNode }
+
+var _ fs.NodeLookuper = (*rootDir)(nil)
+
+func (r *rootDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if name == controlDirName {
+		return r.m.controlDir(ctx, &r.Inode, out), 0
+	}
+	return r.dirNode.Lookup(ctx, name, out)
+}
+
+// controlDir returns the .storhfs node below the root node parent.
+func (m *mountState) controlDir(ctx context.Context, parent *fs.Inode, out *fuse.EntryOut) *fs.Inode {
+	node := &controlDirNode{m: m}
+	node.attr(&out.Attr)
+	return parent.NewInode(ctx, node, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: controlDirIno})
+}
+
+// controlDirNode is MOUNTPOINT/.storhfs.
+type controlDirNode struct {
+	fs.Inode
+	m *mountState
+}
+
+var (
+	_ fs.NodeGetattrer = (*controlDirNode)(nil)
+	_ fs.NodeLookuper  = (*controlDirNode)(nil)
+	_ fs.NodeReaddirer = (*controlDirNode)(nil)
+)
+
+func (d *controlDirNode) attr(out *fuse.Attr) {
+	setMemAttr(out, 0, d.m.started, controlDirPerm)
+	out.Mode = syscall.S_IFDIR | controlDirPerm
+	out.Nlink, out.Size = 2, 4096
+}
+
+func (d *controlDirNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	d.attr(&out.Attr)
+	return 0
+}
+
+func (d *controlDirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if name != errorsFileName {
+		return nil, syscall.ENOENT
+	}
+	f := &errorsFile{m: d.m}
+	f.attr(&out.Attr)
+	out.SetAttrTimeout(volatileTimeout)
+	return d.NewInode(ctx, f, fs.StableAttr{Mode: syscall.S_IFREG, Ino: errorsFileIno}), 0
+}
+
+func (d *controlDirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	return fs.NewListDirStream([]fuse.DirEntry{
+		{Name: ".", Mode: syscall.S_IFDIR, Ino: controlDirIno},
+		{Name: "..", Mode: syscall.S_IFDIR, Ino: 1}, // the root
+		{Name: errorsFileName, Mode: syscall.S_IFREG, Ino: errorsFileIno},
+	}), 0
+}
+
+// errorsFile is MOUNTPOINT/.storhfs/errors: the refusal log's lines. Its
+// size is exact (cat, tail, wc); its attributes are never cached, as they
+// change with every refusal. Each open reads a snapshot.
+type errorsFile struct {
+	fs.Inode
+	m *mountState
+}
+
+var (
+	_ fs.NodeGetattrer = (*errorsFile)(nil)
+	_ fs.NodeOpener    = (*errorsFile)(nil)
+)
+
+func (f *errorsFile) attr(out *fuse.Attr) {
+	data, last := f.m.refusals.contents()
+	if last.IsZero() {
+		last = f.m.started
+	}
+	setMemAttr(out, len(data), last, roFilePerm)
+}
+
+func (f *errorsFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	f.attr(&out.Attr)
+	out.SetTimeout(volatileTimeout)
+	return 0
+}
+
+func (f *errorsFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
+		return nil, 0, syscall.EACCES
+	}
+	data, _ := f.m.refusals.contents()
+	return &bufferReadHandle{data: data}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+}
