@@ -1,10 +1,13 @@
 package fusefs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"os"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -17,12 +20,26 @@ import (
 // are relative to that directory's folder in the mount ("records.ndjson",
 // "segments/seg-000001.ndjson", "pending.ndjson", ...).
 type viewSource interface {
-	// stat describes view name as the latest snapshot has it.
-	stat(name string) (viewStat, error)
-	// open returns a reader of view name over the latest snapshot: every
-	// read of one open file sees the same content, whatever writers do
-	// meanwhile.
-	open(name string) (viewReader, error)
+	// latest returns view name as the latest snapshot shows it.
+	latest(name string) (viewSnap, error)
+	// nodes is what the nodes of this source's views share.
+	nodes() *viewNodes
+}
+
+// viewSnap is one view as one snapshot shows it, holding a reference to
+// that snapshot: every retain is paired with a release, and the first
+// reference comes from viewSource.latest.
+type viewSnap interface {
+	stat() viewStat
+	// newReader starts a reader of the content: every read of it sees the
+	// same bytes, whatever writers do meanwhile.
+	newReader() (viewReader, error)
+	// extendsKnown reports whether the engine's replays alone show that
+	// prev (the same view in an older snapshot) is a byte prefix of this
+	// view; false means "unknown".
+	extendsKnown(prev viewSnap) bool
+	retain()
+	release()
 }
 
 // viewStat is a view as one snapshot shows it.
@@ -35,31 +52,169 @@ type viewStat struct {
 type viewReader interface {
 	io.ReaderAt
 	Close() error
-	// snapshotKey is the fingerprint key of the snapshot read.
-	snapshotKey() string
 }
 
-// viewFile is one read-only file of a log or queue folder as one snapshot
-// shows it: its size, time and content never change. When the log or
-// queue changes, a lookup of the name gives a new node (same inode number,
-// next generation), as if the file had been replaced, and the watcher
-// drops the kernel's entry for the name. So the kernel may keep a node's
-// pages across opens (KEEP_CACHE): they can only be its own content.
+// extendsView reports whether the view grew only by appends from prev to
+// next: prev's content is a byte prefix of next's. The replays tell it for
+// the common cases (see extendsKnown); otherwise both are read.
+func extendsView(prev, next viewSnap) (bool, error) {
+	ps, ns := prev.stat(), next.stat()
+	switch {
+	case ps.key == ns.key:
+		return true, nil
+	case ns.size < ps.size:
+		return false, nil
+	case next.extendsKnown(prev):
+		return true, nil
+	}
+	return samePrefix(prev, next, ps.size)
+}
+
+// samePrefix compares the first n bytes of two views.
+func samePrefix(a, b viewSnap, n int64) (bool, error) {
+	ra, err := a.newReader()
+	if err != nil {
+		return false, err
+	}
+	defer ra.Close()
+	rb, err := b.newReader()
+	if err != nil {
+		return false, err
+	}
+	defer rb.Close()
+	const chunk = 256 << 10
+	bufA, bufB := make([]byte, chunk), make([]byte, chunk)
+	for off := int64(0); off < n; {
+		k := int(min(chunk, n-off))
+		na, err := ra.ReadAt(bufA[:k], off)
+		if na < k {
+			return false, readErr(err)
+		}
+		nb, err := rb.ReadAt(bufB[:k], off)
+		if nb < k {
+			return false, readErr(err)
+		}
+		if !bytes.Equal(bufA[:k], bufB[:k]) {
+			return false, nil
+		}
+		off += int64(k)
+	}
+	return true, nil
+}
+
+// readErr is the error of a short read: nil at the end of the content.
+func readErr(err error) error {
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// viewFile is one read-only file of a log or queue folder.
+//
+// A node follows its view while the view only grows by appends: its
+// content is a chain of snapshots, each a byte prefix of the next
+// (extendsView). So the kernel may keep the node's pages across opens
+// (KEEP_CACHE), whichever snapshot of the chain they were read from, and
+// an open file (tail -f) sees the growth. The first change that is not an
+// append freezes the node at its last snapshot; a lookup of the name then
+// gives a new node (same inode number, next generation), as if the file
+// had been replaced, and files open on the old node keep reading it.
+//
+// Invariant (fstat agrees with read): the size the kernel holds for a
+// node is one the node reported, never beyond its current snapshot, and
+// every handle of the node can read up to the current snapshot's end.
 type viewFile struct {
 	fs.Inode
 	src  viewSource
 	name string
-	st   viewStat
+
+	refreshMu sync.Mutex // serializes refresh and OnForget
+
+	mu       sync.Mutex
+	cur      viewSnap // nil once the kernel forgot the node
+	reported string   // key of the snapshot the kernel last got attributes of
+	frozen   bool     // the view changed other than by appends after cur
 }
 
 var (
-	_ fs.NodeGetattrer = (*viewFile)(nil)
-	_ fs.NodeSetattrer = (*viewFile)(nil)
-	_ fs.NodeOpener    = (*viewFile)(nil)
+	_ fs.NodeGetattrer   = (*viewFile)(nil)
+	_ fs.NodeSetattrer   = (*viewFile)(nil)
+	_ fs.NodeOpener      = (*viewFile)(nil)
+	_ fs.NodeOnForgetter = (*viewFile)(nil)
 )
 
+// refresh moves the node to the latest snapshot when that one only
+// appended to cur, and freezes it when the view changed otherwise (or is
+// gone). It reports whether cur is now the latest snapshot.
+func (v *viewFile) refresh() bool {
+	v.refreshMu.Lock()
+	defer v.refreshMu.Unlock()
+	v.mu.Lock()
+	cur, frozen := v.cur, v.frozen
+	v.mu.Unlock()
+	if frozen || cur == nil {
+		return false
+	}
+	latest, err := v.src.latest(v.name)
+	if err != nil {
+		v.freeze()
+		return false
+	}
+	if latest.stat().key == cur.stat().key {
+		latest.release()
+		return true
+	}
+	if grown, err := extendsView(cur, latest); err != nil || !grown {
+		latest.release()
+		v.freeze()
+		return false
+	}
+	v.mu.Lock()
+	v.cur = latest
+	v.mu.Unlock()
+	cur.release()
+	return true
+}
+
+func (v *viewFile) freeze() {
+	v.mu.Lock()
+	v.frozen = true
+	v.mu.Unlock()
+}
+
+// snapshot returns the node's current snapshot, retained (nil once
+// forgotten).
+func (v *viewFile) snapshot() viewSnap {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.cur != nil {
+		v.cur.retain()
+	}
+	return v.cur
+}
+
+// report fills out with the current snapshot's attributes, as the kernel
+// will hold them; false once forgotten.
+func (v *viewFile) report(out *fuse.Attr) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.cur == nil {
+		return false
+	}
+	st := v.cur.stat()
+	v.reported = st.key
+	setViewAttr(out, st)
+	return true
+}
+
+// Getattr answers from the node, whatever handle f is: the kernel keeps
+// one size per node, for every descriptor open on it.
 func (v *viewFile) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	setViewAttr(&out.Attr, v.st)
+	v.refresh()
+	if !v.report(&out.Attr) {
+		return syscall.ESTALE
+	}
 	return 0
 }
 
@@ -71,30 +226,70 @@ func (v *viewFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
 		return nil, 0, syscall.EROFS
 	}
-	r, err := v.src.open(v.name)
-	if err != nil {
-		return nil, 0, errnoOf(err, syscall.EIO)
+	current := v.refresh()
+	v.mu.Lock()
+	cur := v.cur
+	fresh := current && cur != nil && v.reported == cur.stat().key
+	if cur != nil {
+		cur.retain()
 	}
-	if r.snapshotKey() != v.st.key {
-		// Changed since this node was looked up (a path resolved through
-		// an entry the kernel still caches): read the latest content past
-		// this node's pages and size.
-		return &viewHandle{r: r}, fuse.FOPEN_DIRECT_IO, 0
+	v.mu.Unlock()
+	if cur == nil {
+		return nil, 0, syscall.ESTALE
+	}
+	if !fresh && v.src.nodes().refuseStale(v.name, callerPid(ctx), time.Now()) {
+		// The kernel holds an older size of this node (the view grew
+		// since it asked), or the name now stands for a new node. ESTALE
+		// makes it look the name up again and retry the open once
+		// (do_filp_open with LOOKUP_REVAL); the retry reads what that
+		// lookup reported.
+		cur.release()
+		return nil, 0, syscall.ESTALE
 	}
 	// NOFLUSH: closing a read-only descriptor has nothing to commit.
-	return &viewHandle{r: r}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+	return &viewHandle{node: v, snap: cur}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 }
 
-// lookupView makes the node of view (a name below src's folder) as the
-// latest snapshot shows it; mountPath is the file's path in the mount.
-func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, mountPath string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	st, err := src.stat(view)
+// OnForget releases the node's snapshot: the kernel no longer knows the
+// node, and its open files hold their own references.
+func (v *viewFile) OnForget() {
+	v.refreshMu.Lock()
+	defer v.refreshMu.Unlock()
+	v.mu.Lock()
+	cur := v.cur
+	v.cur = nil
+	v.mu.Unlock()
+	if cur != nil {
+		cur.release()
+	}
+}
+
+func callerPid(ctx context.Context) uint32 {
+	if c, ok := ctx.(*fuse.Context); ok {
+		return c.Pid
+	}
+	return 0
+}
+
+// lookupView gives the node of view (a name below src's folder) as the
+// latest snapshot shows it: the name's node while it follows the view,
+// else a new one. name is the file's name in parent, mountPath its path in
+// the mount.
+func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, name, mountPath string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if child := parent.GetChild(name); child != nil {
+		if old, ok := child.Operations().(*viewFile); ok && old.refresh() && old.report(&out.Attr) {
+			return child, 0
+		}
+	}
+	snap, err := src.latest(view)
 	if err != nil {
 		return nil, errnoOf(err, syscall.EIO)
 	}
+	st := snap.stat()
 	setViewAttr(&out.Attr, st)
-	return parent.NewInode(ctx, &viewFile{src: src, name: view, st: st},
-		fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(mountPath), Gen: viewGen(st.key)}), 0
+	node := &viewFile{src: src, name: view, cur: snap, reported: st.key}
+	return parent.NewInode(ctx, node,
+		fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(mountPath), Gen: src.nodes().gen.Add(1)}), 0
 }
 
 // setViewAttr fills the attributes of a view.
@@ -104,9 +299,15 @@ func setViewAttr(out *fuse.Attr, st viewStat) {
 	out.Blocks = (uint64(st.size) + 511) / 512
 }
 
-// viewHandle reads one open view.
+// viewHandle reads one open view. It reads its snapshot until a read goes
+// past that snapshot's end, then moves to the node's current snapshot,
+// which extends it (the node follows appends only).
 type viewHandle struct {
-	r viewReader
+	node *viewFile
+
+	mu   sync.Mutex
+	snap viewSnap
+	r    viewReader // of snap; nil until the first read
 }
 
 var (
@@ -115,6 +316,18 @@ var (
 )
 
 func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if off+int64(len(dest)) > h.snap.stat().size {
+		h.follow()
+	}
+	if h.r == nil {
+		r, err := h.snap.newReader()
+		if err != nil {
+			return nil, errnoOf(err, syscall.EIO)
+		}
+		h.r = r
+	}
 	n, err := h.r.ReadAt(dest, off)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, errnoOf(err, syscall.EIO)
@@ -122,14 +335,75 @@ func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Rea
 	return fuse.ReadResultData(dest[:n]), 0
 }
 
+// follow moves the handle to the node's current snapshot if that one is
+// newer.
+func (h *viewHandle) follow() {
+	cur := h.node.snapshot()
+	if cur == nil || cur.stat().key == h.snap.stat().key {
+		if cur != nil {
+			cur.release()
+		}
+		return
+	}
+	if h.r != nil {
+		h.r.Close()
+		h.r = nil
+	}
+	h.snap.release()
+	h.snap = cur
+}
+
 func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
-	h.r.Close()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.r != nil {
+		h.r.Close()
+		h.r = nil
+	}
+	h.snap.release()
 	return 0
 }
 
-// viewGen is the node generation of a view as the snapshot with
-// fingerprint key shows it.
-func viewGen(key string) uint64 { return xxh3.HashString(key) }
+// viewNodes is what the nodes of one source's views share across node
+// generations.
+type viewNodes struct {
+	gen atomic.Uint64 // the last node generation handed out
+
+	mu    sync.Mutex
+	stale map[staleOpen]time.Time // opens refused with ESTALE, and when
+}
+
+type staleOpen struct {
+	name string
+	pid  uint32
+}
+
+// staleRetryWithin bounds how long after a refusal an open by the same
+// thread counts as its retry (the kernel retries at once).
+const staleRetryWithin = time.Second
+
+// refuseStale reports whether an open of view name by thread pid, through
+// a node the kernel may see outdated, is refused with ESTALE: yes, unless
+// it is the retry of such a refusal, which gets the node it found.
+func (n *viewNodes) refuseStale(name string, pid uint32, now time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k := staleOpen{name, pid}
+	if at, ok := n.stale[k]; ok && now.Sub(at) < staleRetryWithin {
+		delete(n.stale, k)
+		return false
+	}
+	if n.stale == nil {
+		n.stale = map[staleOpen]time.Time{}
+	}
+	for old, at := range n.stale {
+		if now.Sub(at) >= staleRetryWithin {
+			delete(n.stale, old)
+		}
+	}
+	n.stale[k] = now
+	return true
+}
 
 // viewIno derives a view file's inode number from its path in the mount.
 func viewIno(mountPath string) uint64 {
