@@ -42,10 +42,12 @@ type fakeSnap struct {
 func (s *fakeSnap) stat() viewStat {
 	return viewStat{size: int64(len(s.content)), mtime: time.Unix(1700000000, 0), key: s.key}
 }
-func (s *fakeSnap) newReader() (viewReader, error) { return fakeReader{bytes.NewReader(s.content)}, nil }
-func (s *fakeSnap) extendsKnown(viewSnap) bool     { return false }
-func (s *fakeSnap) retain()                        { s.src.held++ }
-func (s *fakeSnap) release()                       { s.src.held-- }
+func (s *fakeSnap) newReader() (viewReader, error) {
+	return fakeReader{bytes.NewReader(s.content)}, nil
+}
+func (s *fakeSnap) extendsKnown(viewSnap) bool { return false }
+func (s *fakeSnap) retain()                    { s.src.held++ }
+func (s *fakeSnap) release()                   { s.src.held-- }
 
 type fakeReader struct{ *bytes.Reader }
 
