@@ -153,7 +153,7 @@ func (v *viewFile) refresh() bool {
 	v.mu.Lock()
 	cur, frozen := v.cur, v.frozen
 	v.mu.Unlock()
-	if frozen || cur == nil {
+	if frozen {
 		return false
 	}
 	latest, err := v.src.latest(v.name)
@@ -250,14 +250,34 @@ func (v *viewFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	return &viewHandle{node: v, snap: cur}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 }
 
-// OnForget releases the node's snapshot: the kernel no longer knows the
-// node, and its open files hold their own references.
+// forgetGrace is how long a forgotten node keeps its snapshot: a lookup
+// that took the node from its parent just before the kernel's FORGET may
+// still hand it out again (lookupView returns the name's node while it
+// follows the view), and that takes far less.
+const forgetGrace = time.Second
+
+// OnForget releases the node's snapshot once the grace has passed, unless
+// a lookup revived the node meanwhile. Open files hold their own
+// references.
 func (v *viewFile) OnForget() {
+	time.AfterFunc(forgetGrace, v.dropIfForgotten)
+}
+
+// dropIfForgotten releases the snapshot of a node the kernel does not
+// know. The node is then frozen with none: should it be revived after
+// all, every use of it fails with ESTALE, which makes the kernel look the
+// name up again (a new node). Checking under mu keeps an open from
+// slipping in between.
+func (v *viewFile) dropIfForgotten() {
 	v.refreshMu.Lock()
 	defer v.refreshMu.Unlock()
 	v.mu.Lock()
+	if !v.Forgotten() {
+		v.mu.Unlock()
+		return
+	}
 	cur := v.cur
-	v.cur = nil
+	v.cur, v.frozen = nil, true
 	v.mu.Unlock()
 	if cur != nil {
 		cur.release()

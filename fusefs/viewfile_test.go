@@ -114,7 +114,7 @@ func TestViewNodeFollowsAppends(t *testing.T) {
 	h.(*viewHandle).Release(context.Background())
 	h = openView(t, v)
 	h.(*viewHandle).Release(context.Background())
-	v.OnForget()
+	v.dropIfForgotten()
 	if src.held != 0 {
 		t.Errorf("%d snapshot references left after release and forget", src.held)
 	}
@@ -147,7 +147,7 @@ func TestViewNodeFreezesOnRewrite(t *testing.T) {
 	}
 	h.(*viewHandle).Release(context.Background())
 	h2.(*viewHandle).Release(context.Background())
-	v.OnForget()
+	v.dropIfForgotten()
 	if src.held != 0 {
 		t.Errorf("%d snapshot references left", src.held)
 	}
