@@ -312,6 +312,17 @@ func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, nam
 		fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(mountPath), Gen: src.nodes().gen.Add(1)}), 0
 }
 
+// isView reports whether n is a view file. The watcher drops only its
+// entry, never its attributes or pages: those are the node's own snapshot
+// chain's (see viewFile), and the next lookup of the name reports the
+// latest size. An inode invalidation would race with an fstat in the
+// kernel: the GETATTR reply, older than the invalidation, is not applied
+// to the inode, yet fstat returns its size, ahead of what read serves.
+func isView(n *fs.Inode) bool {
+	_, ok := n.Operations().(*viewFile)
+	return ok
+}
+
 // setViewAttr fills the attributes of a view.
 func setViewAttr(out *fuse.Attr, st viewStat) {
 	setMemAttr(out, 0, st.mtime, roFilePerm)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -180,12 +181,7 @@ func TestViewFstatAgreesWithRead(t *testing.T) {
 	ids := appendRows(t, l, 0, 30)
 	q, err := queue.Open(root, "work", queue.Options{})
 	mustOK(t, err)
-	// Without the watcher: its invalidations race with fstat's GETATTR
-	// in the kernel, which then returns the reply's size to fstat but
-	// keeps the inode's older one when the reply is older than the
-	// invalidation (fuse_do_getattr, fi->attr_version); the next fstat
-	// agrees again. That is not the mount's to fix.
-	m := startMount(t, root, "--no-watch")
+	m := startMount(t, root, strings.Fields(os.Getenv("STORHFS_CHURN_MOUNT_FLAGS"))...)
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
