@@ -298,3 +298,37 @@ func checkLines(content []byte) string {
 	}
 	return ""
 }
+
+// TestViewNewOpenSeesChange: with no watcher to drop the kernel's entry,
+// an open right after a change that is not an append (a delete) goes
+// through the node the kernel still caches, frozen at the old view; it is
+// refused once with ESTALE, the kernel looks the name up again, and cat
+// shows the new view. A file opened before the change keeps reading the
+// old one, with fstat agreeing.
+func TestViewNewOpenSeesChange(t *testing.T) {
+	requireFuse(t, "cat")
+	root := demoRoot(t, 3)
+	l := openLog(t, root, "audit", seglog.Options{MaxSegmentBytes: 4096})
+	defer l.Close()
+	ids := appendRows(t, l, 0, 20)
+	m := startMount(t, root, "--no-watch")
+	view, dir := m.path("audit", "records.ndjson"), filepath.Join(root, "audit")
+	old := recordsView(t, dir)
+	if got := readFile(t, view); !bytes.Equal(got, old) {
+		t.Fatal("records.ndjson differs from the core's view")
+	}
+	f, err := os.Open(view)
+	mustOK(t, err)
+	defer f.Close()
+	mustOK(t, l.Delete(ids[0]))
+	if got, want := []byte(runOK(t, "", "cat", view)), recordsView(t, dir); !bytes.Equal(got, want) {
+		t.Errorf("cat right after a delete: %d bytes, want the new view's %d (old: %d)", len(got), len(want), len(old))
+	}
+	got, err := io.ReadAll(f)
+	mustOK(t, err)
+	fi, err := f.Stat()
+	mustOK(t, err)
+	if !bytes.Equal(got, old) || fi.Size() != int64(len(old)) {
+		t.Errorf("a file open across the delete read %d bytes, fstat %d; want the old view's %d", len(got), fi.Size(), len(old))
+	}
+}
