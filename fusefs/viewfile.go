@@ -237,7 +237,7 @@ func (v *viewFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if cur == nil {
 		return nil, 0, syscall.ESTALE
 	}
-	if !fresh && v.src.nodes().refuseStale(v.name, callerPid(ctx), time.Now()) {
+	if v.src.nodes().refuseStale(v.name, callerPid(ctx), !fresh, time.Now()) {
 		// The kernel holds an older size of this node (the view grew
 		// since it asked), or the name now stands for a new node. ESTALE
 		// makes it look the name up again and retry the open once
@@ -413,15 +413,21 @@ type staleOpen struct {
 // thread counts as its retry (the kernel retries at once).
 const staleRetryWithin = time.Second
 
-// refuseStale reports whether an open of view name by thread pid, through
-// a node the kernel may see outdated, is refused with ESTALE: yes, unless
-// it is the retry of such a refusal, which gets the node it found.
-func (n *viewNodes) refuseStale(name string, pid uint32, now time.Time) bool {
+// refuseStale reports whether an open of view name by thread pid is
+// refused with ESTALE: yes when it goes through a node the kernel may see
+// outdated (stale), unless it is the retry of such a refusal, which gets
+// the node it found. Any open by the thread ends its pending retry.
+func (n *viewNodes) refuseStale(name string, pid uint32, stale bool, now time.Time) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	k := staleOpen{name, pid}
-	if at, ok := n.stale[k]; ok && now.Sub(at) < staleRetryWithin {
+	if at, ok := n.stale[k]; ok {
 		delete(n.stale, k)
+		if now.Sub(at) < staleRetryWithin {
+			return false
+		}
+	}
+	if !stale {
 		return false
 	}
 	if n.stale == nil {

@@ -175,16 +175,22 @@ func TestViewOpenAfterUnreportedAppend(t *testing.T) {
 func TestRefuseStale(t *testing.T) {
 	var n viewNodes
 	now := time.Unix(1700000000, 0)
-	if !n.refuseStale("v", 7, now) || n.refuseStale("v", 7, now) {
-		t.Error("a first open is not refused, or its retry is")
+	if !n.refuseStale("v", 7, true, now) || n.refuseStale("v", 7, true, now) {
+		t.Error("a stale open is not refused, or its retry is")
 	}
-	if !n.refuseStale("v", 7, now) || !n.refuseStale("v", 8, now) || !n.refuseStale("w", 7, now) {
+	if !n.refuseStale("v", 7, true, now) || !n.refuseStale("v", 8, true, now) || !n.refuseStale("w", 7, true, now) {
 		t.Error("opens by another thread or of another view count as a retry")
 	}
-	if !n.refuseStale("v", 7, now.Add(2*staleRetryWithin)) {
+	if n.refuseStale("v", 7, false, now) || !n.refuseStale("v", 7, true, now) {
+		t.Error("a fresh open did not end the pending retry")
+	}
+	if !n.refuseStale("w", 7, true, now.Add(2*staleRetryWithin)) {
 		t.Error("a much later open counts as a retry")
 	}
-	if len(n.stale) > 2 {
+	if len(n.stale) > 1 {
 		t.Errorf("old refusals kept: %v", n.stale)
+	}
+	if n.refuseStale("x", 9, false, now) || len(n.stale) > 1 {
+		t.Error("a fresh open was refused or remembered")
 	}
 }
