@@ -65,17 +65,38 @@ type viewReader interface {
 // Invariant (fstat agrees with read): the size the kernel holds for a
 // node is one the node reported, never beyond its current snapshot, and
 // every handle of the node can read up to the current snapshot's end.
+//
+// A frozen node with no open file releases its snapshot after
+// releaseGrace (it keeps reporting its attributes; an open of it then
+// fails with ESTALE, which makes the kernel look the name up again), so
+// the old nodes the kernel keeps cached hold no files open.
 type viewFile struct {
 	fs.Inode
 	src  viewSource
 	name string
 
-	refreshMu sync.Mutex // serializes refresh and OnForget
+	refreshMu sync.Mutex // serializes refresh and the releases
 
 	mu       sync.Mutex
-	cur      viewSnap // nil once the kernel forgot the node
-	reported string   // key of the snapshot the kernel last got attributes of
-	frozen   bool     // the view changed other than by appends after cur
+	cur      viewSnap  // nil once released
+	st       viewStat  // cur's (kept when cur is released)
+	reported string    // key of the snapshot the kernel last got attributes of
+	frozen   bool      // the view changed other than by appends after cur
+	frozenAt time.Time // when frozen was set
+	handles  int       // open files of the node
+}
+
+// releaseGrace is how long a frozen or forgotten node keeps its snapshot.
+// An open that the kernel retries after an ESTALE, or a lookup that took
+// the node from its parent just before the kernel's FORGET (lookupView
+// returns the name's node while it follows the view), may still reach the
+// node, and they take far less.
+const releaseGrace = time.Second
+
+// newViewFile makes the node of view name as snap shows it.
+func newViewFile(src viewSource, name string, snap viewSnap) *viewFile {
+	st := snap.stat()
+	return &viewFile{src: src, name: name, cur: snap, st: st, reported: st.key}
 }
 
 var (
@@ -112,7 +133,7 @@ func (v *viewFile) refresh() bool {
 		return false
 	}
 	v.mu.Lock()
-	v.cur = latest
+	v.cur, v.st = latest, latest.stat()
 	v.mu.Unlock()
 	cur.release()
 	return true
@@ -120,8 +141,31 @@ func (v *viewFile) refresh() bool {
 
 func (v *viewFile) freeze() {
 	v.mu.Lock()
-	v.frozen = true
+	v.frozen, v.frozenAt = true, time.Now()
 	v.mu.Unlock()
+	time.AfterFunc(releaseGrace, v.releaseIfIdle)
+}
+
+// releaseIfIdle releases the snapshot of a frozen node with no open file,
+// once frozen for releaseGrace.
+func (v *viewFile) releaseIfIdle() {
+	v.mu.Lock()
+	var cur viewSnap
+	if v.frozen && v.handles == 0 && time.Since(v.frozenAt) >= releaseGrace {
+		cur, v.cur = v.cur, nil
+	}
+	v.mu.Unlock()
+	if cur != nil {
+		cur.release()
+	}
+}
+
+// closed notes that one of the node's open files was closed.
+func (v *viewFile) closed() {
+	v.mu.Lock()
+	v.handles--
+	v.mu.Unlock()
+	v.releaseIfIdle()
 }
 
 // snapshot returns the node's current snapshot, retained (nil once
@@ -136,26 +180,19 @@ func (v *viewFile) snapshot() viewSnap {
 }
 
 // report fills out with the current snapshot's attributes, as the kernel
-// will hold them; false once forgotten.
-func (v *viewFile) report(out *fuse.Attr) bool {
+// will hold them.
+func (v *viewFile) report(out *fuse.Attr) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.cur == nil {
-		return false
-	}
-	st := v.cur.stat()
-	v.reported = st.key
-	setViewAttr(out, st)
-	return true
+	v.reported = v.st.key
+	setViewAttr(out, v.st)
 }
 
 // Getattr answers from the node, whatever handle f is: the kernel keeps
 // one size per node, for every descriptor open on it.
 func (v *viewFile) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	v.refresh()
-	if !v.report(&out.Attr) {
-		return syscall.ESTALE
-	}
+	v.report(&out.Attr)
 	return 0
 }
 
@@ -168,48 +205,41 @@ func (v *viewFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 		return nil, 0, syscall.EROFS
 	}
 	current := v.refresh()
+	refuse := v.src.nodes().refuseStale(v.name, callerPid(ctx), !current || !v.isReported(), time.Now())
 	v.mu.Lock()
-	cur := v.cur
-	fresh := current && cur != nil && v.reported == cur.stat().key
-	if cur != nil {
-		cur.retain()
-	}
-	v.mu.Unlock()
-	if cur == nil {
-		return nil, 0, syscall.ESTALE
-	}
-	if v.src.nodes().refuseStale(v.name, callerPid(ctx), !fresh, time.Now()) {
+	defer v.mu.Unlock()
+	if refuse || v.cur == nil {
 		// The kernel holds an older size of this node (the view grew
 		// since it asked), or the name now stands for a new node. ESTALE
 		// makes it look the name up again and retry the open once
 		// (do_filp_open with LOOKUP_REVAL); the retry reads what that
 		// lookup reported.
-		cur.release()
 		return nil, 0, syscall.ESTALE
 	}
+	v.cur.retain()
+	v.handles++
 	// NOFLUSH: closing a read-only descriptor has nothing to commit.
-	return &viewHandle{node: v, snap: cur}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+	return &viewHandle{node: v, snap: v.cur}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 }
 
-// forgetGrace is how long a forgotten node keeps its snapshot: a lookup
-// that took the node from its parent just before the kernel's FORGET may
-// still hand it out again (lookupView returns the name's node while it
-// follows the view), and that takes far less.
-const forgetGrace = time.Second
+// isReported: the kernel was last given the current snapshot's attributes.
+func (v *viewFile) isReported() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.reported == v.st.key
+}
 
-// OnForget releases the node's snapshot once the grace has passed, unless
-// a lookup revived the node meanwhile. Open files hold their own
-// references.
+// OnForget releases the node's snapshot after releaseGrace, unless a
+// lookup revived the node meanwhile.
 func (v *viewFile) OnForget() {
-	time.AfterFunc(forgetGrace, v.dropIfForgotten)
+	time.AfterFunc(releaseGrace, v.releaseIfForgotten)
 }
 
-// dropIfForgotten releases the snapshot of a node the kernel does not
-// know. The node is then frozen with none: should it be revived after
-// all, every use of it fails with ESTALE, which makes the kernel look the
-// name up again (a new node). Checking under mu keeps an open from
-// slipping in between.
-func (v *viewFile) dropIfForgotten() {
+// releaseIfForgotten releases the snapshot of a node the kernel does not
+// know, and freezes it: should it be revived after all, an open of it
+// fails with ESTALE, which makes the kernel look the name up again (a new
+// node). Checking under mu keeps an open from slipping in between.
+func (v *viewFile) releaseIfForgotten() {
 	v.refreshMu.Lock()
 	defer v.refreshMu.Unlock()
 	v.mu.Lock()
@@ -238,7 +268,8 @@ func callerPid(ctx context.Context) uint32 {
 // the mount.
 func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, name, mountPath string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	if child := parent.GetChild(name); child != nil {
-		if old, ok := child.Operations().(*viewFile); ok && old.refresh() && old.report(&out.Attr) {
+		if old, ok := child.Operations().(*viewFile); ok && old.refresh() {
+			old.report(&out.Attr)
 			return child, 0
 		}
 	}
@@ -246,9 +277,8 @@ func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, nam
 	if err != nil {
 		return nil, errnoOf(err, syscall.EIO)
 	}
-	st := snap.stat()
-	setViewAttr(&out.Attr, st)
-	node := &viewFile{src: src, name: view, cur: snap, reported: st.key}
+	node := newViewFile(src, view, snap)
+	setViewAttr(&out.Attr, node.st)
 	return parent.NewInode(ctx, node,
 		fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(mountPath), Gen: src.nodes().gen.Add(1)}), 0
 }

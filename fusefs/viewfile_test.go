@@ -58,7 +58,7 @@ func newFakeView(t *testing.T, content string) (*fakeViews, *viewFile) {
 	src := &fakeViews{}
 	src.set(content)
 	snap, _ := src.latest(recordsView)
-	return src, &viewFile{src: src, name: recordsView, cur: snap, reported: snap.stat().key}
+	return src, newViewFile(src, recordsView, snap)
 }
 
 func sizeOf(t *testing.T, v *viewFile) uint64 {
@@ -114,7 +114,7 @@ func TestViewNodeFollowsAppends(t *testing.T) {
 	h.(*viewHandle).Release(context.Background())
 	h = openView(t, v)
 	h.(*viewHandle).Release(context.Background())
-	v.dropIfForgotten()
+	v.releaseIfForgotten()
 	if src.held != 0 {
 		t.Errorf("%d snapshot references left after release and forget", src.held)
 	}
@@ -147,7 +147,7 @@ func TestViewNodeFreezesOnRewrite(t *testing.T) {
 	}
 	h.(*viewHandle).Release(context.Background())
 	h2.(*viewHandle).Release(context.Background())
-	v.dropIfForgotten()
+	v.releaseIfForgotten()
 	if src.held != 0 {
 		t.Errorf("%d snapshot references left", src.held)
 	}
@@ -170,6 +170,35 @@ func TestViewOpenAfterUnreportedAppend(t *testing.T) {
 		t.Errorf("read %q", got)
 	}
 	h.(*viewHandle).Release(context.Background())
+}
+
+// A frozen node releases its snapshot once it has no open file and the
+// grace has passed; it goes on reporting its attributes, and an open of it
+// fails with ESTALE.
+func TestFrozenViewReleasesSnapshot(t *testing.T) {
+	src, v := newFakeView(t, "a\nbb\n")
+	h := openView(t, v)
+	src.set("bb\n")
+	sizeOf(t, v) // freezes it
+	v.mu.Lock()
+	v.frozenAt = v.frozenAt.Add(-releaseGrace)
+	v.mu.Unlock()
+	v.releaseIfIdle()
+	if got := readView(t, h); got != "a\nbb\n" || src.held != 2 {
+		t.Fatalf("with a file open: read %q, %d references (want the node's and the file's)", got, src.held)
+	}
+	h.(*viewHandle).Release(context.Background())
+	if src.held != 0 {
+		t.Errorf("%d references after the last file of a frozen node closed", src.held)
+	}
+	if n := sizeOf(t, v); n != 5 {
+		t.Errorf("a released node reports size %d, want its 5", n)
+	}
+	for range 2 { // not even a retry
+		if _, _, errno := v.Open(context.Background(), syscall.O_RDONLY); errno != syscall.ESTALE {
+			t.Fatalf("open of a released node: %v, want ESTALE", errno)
+		}
+	}
 }
 
 func TestRefuseStale(t *testing.T) {

@@ -75,6 +75,7 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 		h.r = nil
 	}
 	h.snap.release()
+	h.node.closed()
 	return 0
 }
 
