@@ -75,7 +75,7 @@ type viewFile struct {
 	src  viewSource
 	name string
 
-	refreshMu sync.Mutex // serializes refresh and the releases
+	refreshMu sync.Mutex // serializes refresh and releaseIfForgotten
 
 	mu       sync.Mutex
 	cur      viewSnap  // nil once released
@@ -169,7 +169,7 @@ func (v *viewFile) closed() {
 }
 
 // snapshot returns the node's current snapshot, retained (nil once
-// forgotten).
+// released).
 func (v *viewFile) snapshot() viewSnap {
 	v.mu.Lock()
 	defer v.mu.Unlock()
