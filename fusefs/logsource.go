@@ -30,6 +30,7 @@ const (
 type logSource struct {
 	dir   string
 	cache snapshotCache
+	views viewNodes
 }
 
 func newLogSource(dir string) *logSource {
@@ -159,45 +160,69 @@ func (s *logSource) segments() ([]string, error) {
 	return names, nil
 }
 
-func (s *logSource) stat(name string) (viewStat, error) {
-	shared, snap, err := s.snapshot()
-	if err != nil {
-		return viewStat{}, err
-	}
-	defer shared.release()
-	if name == recordsView {
-		size, _, err := snap.records()
-		return viewStat{size: size, mtime: shared.fp.mtime(""), key: shared.fp.key}, err
-	}
-	seg, err := segmentOf(snap.Snapshot, name)
-	if err != nil {
-		return viewStat{}, err
-	}
-	return viewStat{size: seg.PayloadBytes, mtime: shared.fp.mtime(name), key: shared.fp.key}, nil
-}
+func (s *logSource) nodes() *viewNodes { return &s.views }
 
-func (s *logSource) open(name string) (viewReader, error) {
+func (s *logSource) latest(name string) (viewSnap, error) {
 	shared, snap, err := s.snapshot()
 	if err != nil {
 		return nil, err
 	}
-	var r *streamReader
+	v := &logViewSnap{shared: shared, snap: snap, name: name}
 	if name == recordsView {
-		size, tail, err := snap.records()
+		size, _, err := snap.records()
 		if err != nil {
 			shared.release()
 			return nil, err
 		}
-		r = newLineStreamReader(func() lineSource { return snap.RecordLines() }, isLineError).withTail(tail, size)
-	} else {
-		seg, err := segmentOf(snap.Snapshot, name)
-		if err != nil {
-			shared.release()
-			return nil, err
-		}
-		r = newStreamReader(func() iter.Seq2[[]byte, error] { return snap.SegmentLines(seg.File) }, nil)
+		v.st = viewStat{size: size, mtime: shared.fp.mtime(""), key: shared.fp.key}
+		return v, nil
 	}
-	return &snapshotReader{ReaderAt: r, closeReader: r.Close, shared: shared}, nil
+	seg, err := segmentOf(snap.Snapshot, name)
+	if err != nil {
+		shared.release()
+		return nil, err
+	}
+	v.segment = seg.File
+	v.st = viewStat{size: seg.PayloadBytes, mtime: shared.fp.mtime(name), key: shared.fp.key}
+	return v, nil
+}
+
+// logViewSnap is records.ndjson or segments/<file> in one snapshot.
+type logViewSnap struct {
+	shared  *sharedSnapshot
+	snap    *logSnapshot
+	name    string
+	segment string // the segment file ("" for records.ndjson)
+	st      viewStat
+}
+
+var _ viewSnap = (*logViewSnap)(nil)
+
+func (v *logViewSnap) stat() viewStat { return v.st }
+func (v *logViewSnap) retain()        { v.shared.retain() }
+func (v *logViewSnap) release()       { v.shared.release() }
+
+func (v *logViewSnap) newReader() (viewReader, error) {
+	snap := v.snap
+	if v.segment != "" {
+		return newStreamReader(func() iter.Seq2[[]byte, error] { return snap.SegmentLines(v.segment) }, nil), nil
+	}
+	size, tail, err := snap.records()
+	if err != nil {
+		return nil, err
+	}
+	return newLineStreamReader(func() lineSource { return snap.RecordLines() }, isLineError).withTail(tail, size), nil
+}
+
+func (v *logViewSnap) extendsKnown(prev viewSnap) bool {
+	p, ok := prev.(*logViewSnap)
+	switch {
+	case !ok || p.name != v.name:
+		return false
+	case v.segment != "":
+		return v.snap.SegmentExtends(p.snap.Snapshot, v.segment)
+	}
+	return v.snap.RecordsExtend(p.snap.Snapshot)
 }
 
 // isLineError: Records reports an undecodable line and leaves it out, as
@@ -218,22 +243,4 @@ func segmentOf(snap *seglog.Snapshot, name string) (seglog.SegmentInfo, error) {
 		}
 	}
 	return seglog.SegmentInfo{}, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
-}
-
-// snapshotReader is a view reader holding a reference to its snapshot.
-type snapshotReader struct {
-	io.ReaderAt
-	closeReader func() error
-	shared      *sharedSnapshot
-}
-
-func (r *snapshotReader) snapshotKey() string { return r.shared.fp.key }
-
-func (r *snapshotReader) Close() error {
-	var err error
-	if r.closeReader != nil {
-		err = r.closeReader()
-	}
-	r.shared.release()
-	return err
 }

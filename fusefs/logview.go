@@ -40,7 +40,7 @@ func (l *logNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOu
 func (l *logNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	switch {
 	case name == recordsView && l.hasManifest():
-		return lookupView(ctx, l.EmbeddedInode(), l.m.logSource(l.dir), recordsView, childRel(l.mount, name), out)
+		return lookupView(ctx, l.EmbeddedInode(), l.m.logSource(l.dir), recordsView, name, childRel(l.mount, name), out)
 	case name == segmentsDir && l.hasManifest():
 		if errno := dirAttr(l.dir, &out.Attr); errno != 0 {
 			return nil, errno
@@ -117,7 +117,7 @@ func (s *segmentsNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.A
 }
 
 func (s *segmentsNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return lookupView(ctx, s.EmbeddedInode(), s.src, segmentsDir+"/"+name, childRel(s.mount, name), out)
+	return lookupView(ctx, s.EmbeddedInode(), s.src, segmentsDir+"/"+name, name, childRel(s.mount, name), out)
 }
 
 func (s *segmentsNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

@@ -36,6 +36,7 @@ func queueView(name string) (queue.View, bool) {
 type queueSource struct {
 	dir   string
 	cache snapshotCache
+	views viewNodes
 }
 
 func newQueueSource(dir string, now func() time.Time) *queueSource {
@@ -74,22 +75,45 @@ func (s *queueSource) snapshot(name string) (*sharedSnapshot, *queue.Snapshot, q
 	return shared, shared.snap.(*queue.Snapshot), v, nil
 }
 
-func (s *queueSource) stat(name string) (viewStat, error) {
-	shared, snap, v, err := s.snapshot(name)
-	if err != nil {
-		return viewStat{}, err
-	}
-	defer shared.release()
-	size, err := snap.ViewSize(v)
-	return viewStat{size: size, mtime: shared.fp.mtime(""), key: shared.fp.key}, err
-}
+func (s *queueSource) nodes() *viewNodes { return &s.views }
 
-func (s *queueSource) open(name string) (viewReader, error) {
+func (s *queueSource) latest(name string) (viewSnap, error) {
 	shared, snap, v, err := s.snapshot(name)
 	if err != nil {
 		return nil, err
 	}
-	return &snapshotReader{ReaderAt: queueViewReader{snap, v}, shared: shared}, nil
+	size, err := snap.ViewSize(v)
+	if err != nil {
+		shared.release()
+		return nil, err
+	}
+	st := viewStat{size: size, mtime: shared.fp.mtime(""), key: shared.fp.key}
+	return &queueViewSnap{shared: shared, snap: snap, view: v, st: st}, nil
+}
+
+// queueViewSnap is one queue view in one snapshot.
+type queueViewSnap struct {
+	shared *sharedSnapshot
+	snap   *queue.Snapshot
+	view   queue.View
+	st     viewStat
+}
+
+var _ viewSnap = (*queueViewSnap)(nil)
+
+func (v *queueViewSnap) stat() viewStat { return v.st }
+func (v *queueViewSnap) retain()        { v.shared.retain() }
+func (v *queueViewSnap) release()       { v.shared.release() }
+
+func (v *queueViewSnap) newReader() (viewReader, error) {
+	return queueViewReader{v.snap, v.view}, nil
+}
+
+// extendsKnown: the events view only grows with queue.log; the job views
+// are compared by content.
+func (v *queueViewSnap) extendsKnown(prev viewSnap) bool {
+	p, ok := prev.(*queueViewSnap)
+	return ok && p.view == v.view && v.view == queue.ViewEvents && v.snap.EventsExtend(p.snap)
 }
 
 type queueViewReader struct {
@@ -100,3 +124,5 @@ type queueViewReader struct {
 func (r queueViewReader) ReadAt(p []byte, off int64) (int, error) {
 	return r.snap.ReadAt(r.view, p, off)
 }
+
+func (queueViewReader) Close() error { return nil }

@@ -32,7 +32,7 @@ func (q *queueNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	if _, ok := queueView(name); !ok {
 		return nil, syscall.ENOENT
 	}
-	return lookupView(ctx, q.EmbeddedInode(), q.m.queueSource(q.dir), name, childRel(q.mount, name), out)
+	return lookupView(ctx, q.EmbeddedInode(), q.m.queueSource(q.dir), name, name, childRel(q.mount, name), out)
 }
 
 func (q *queueNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

@@ -31,6 +31,8 @@ type sharedSnapshot struct {
 	refs  atomic.Int32
 }
 
+func (s *sharedSnapshot) retain() { s.refs.Add(1) }
+
 func (s *sharedSnapshot) release() {
 	if s.refs.Add(-1) == 0 && s.close != nil {
 		s.close()

@@ -2,8 +2,8 @@ package fusefs
 
 import (
 	"context"
-	"errors"
 	"io"
+	"sync"
 	"syscall"
 	"time"
 
@@ -18,12 +18,26 @@ import (
 // are relative to that directory's folder in the mount ("records.ndjson",
 // "segments/seg-000001.ndjson", "pending.ndjson", ...).
 type viewSource interface {
-	// stat describes view name as the latest snapshot has it.
-	stat(name string) (viewStat, error)
-	// open returns a reader of view name over the latest snapshot: every
-	// read of one open file sees the same content, whatever writers do
-	// meanwhile.
-	open(name string) (viewReader, error)
+	// latest returns view name as the latest snapshot shows it.
+	latest(name string) (viewSnap, error)
+	// nodes is what the nodes of this source's views share.
+	nodes() *viewNodes
+}
+
+// viewSnap is one view as one snapshot shows it, holding a reference to
+// that snapshot: every retain is paired with a release, and the first
+// reference comes from viewSource.latest.
+type viewSnap interface {
+	stat() viewStat
+	// newReader starts a reader of the content: every read of it sees the
+	// same bytes, whatever writers do meanwhile.
+	newReader() (viewReader, error)
+	// extendsKnown reports whether the engine's replays alone show that
+	// prev (the same view in an older snapshot) is a byte prefix of this
+	// view; false means "unknown".
+	extendsKnown(prev viewSnap) bool
+	retain()
+	release()
 }
 
 // viewStat is a view as one snapshot shows it.
@@ -36,31 +50,150 @@ type viewStat struct {
 type viewReader interface {
 	io.ReaderAt
 	Close() error
-	// snapshotKey is the fingerprint key of the snapshot read.
-	snapshotKey() string
 }
 
-// viewFile is one read-only file of a log or queue folder as one snapshot
-// shows it: its size, time and content never change. When the log or
-// queue changes, a lookup of the name gives a new node (same inode number,
-// next generation), as if the file had been replaced, and the watcher
-// drops the kernel's entry for the name. So the kernel may keep a node's
-// pages across opens (KEEP_CACHE): they can only be its own content.
+// viewFile is one read-only file of a log or queue folder.
+//
+// A node follows its view while the view only grows by appends: its
+// content is a chain of snapshots, each a byte prefix of the next
+// (extendsView). So the kernel may keep the node's pages across opens
+// (KEEP_CACHE), whichever snapshot of the chain they were read from, and
+// an open file (tail -f) sees the growth. The first change that is not an
+// append freezes the node at its last snapshot; a lookup of the name then
+// gives a new node (same inode number, next generation), as if the file
+// had been replaced, and files open on the old node keep reading it.
+//
+// Invariant (fstat agrees with read): the size the kernel holds for a
+// node is one the node reported, never beyond its current snapshot, and
+// every handle of the node can read up to the current snapshot's end.
+//
+// A frozen node with no open file releases its snapshot after
+// releaseGrace (it keeps reporting its attributes; an open of it then
+// fails with ESTALE, which makes the kernel look the name up again), so
+// the old nodes the kernel keeps cached hold no files open.
 type viewFile struct {
 	fs.Inode
 	src  viewSource
 	name string
-	st   viewStat
+
+	refreshMu sync.Mutex // serializes refresh and releaseIfForgotten
+
+	mu       sync.Mutex
+	cur      viewSnap  // nil once released
+	st       viewStat  // cur's (kept when cur is released)
+	reported string    // key of the snapshot the kernel last got attributes of
+	frozen   bool      // the view changed other than by appends after cur
+	frozenAt time.Time // when frozen was set
+	handles  int       // open files of the node
+}
+
+// releaseGrace is how long a frozen or forgotten node keeps its snapshot.
+// An open that the kernel retries after an ESTALE, or a lookup that took
+// the node from its parent just before the kernel's FORGET (lookupView
+// returns the name's node while it follows the view), may still reach the
+// node, and they take far less.
+const releaseGrace = time.Second
+
+// newViewFile makes the node of view name as snap shows it.
+func newViewFile(src viewSource, name string, snap viewSnap) *viewFile {
+	st := snap.stat()
+	return &viewFile{src: src, name: name, cur: snap, st: st, reported: st.key}
 }
 
 var (
-	_ fs.NodeGetattrer = (*viewFile)(nil)
-	_ fs.NodeSetattrer = (*viewFile)(nil)
-	_ fs.NodeOpener    = (*viewFile)(nil)
+	_ fs.NodeGetattrer   = (*viewFile)(nil)
+	_ fs.NodeSetattrer   = (*viewFile)(nil)
+	_ fs.NodeOpener      = (*viewFile)(nil)
+	_ fs.NodeOnForgetter = (*viewFile)(nil)
 )
 
+// refresh moves the node to the latest snapshot when that one only
+// appended to cur, and freezes it when the view changed otherwise (or is
+// gone). It reports whether cur is now the latest snapshot.
+func (v *viewFile) refresh() bool {
+	v.refreshMu.Lock()
+	defer v.refreshMu.Unlock()
+	v.mu.Lock()
+	cur, frozen := v.cur, v.frozen
+	v.mu.Unlock()
+	if frozen {
+		return false
+	}
+	latest, err := v.src.latest(v.name)
+	if err != nil {
+		v.freeze()
+		return false
+	}
+	if latest.stat().key == cur.stat().key {
+		latest.release()
+		return true
+	}
+	if grown, err := extendsView(cur, latest); err != nil || !grown {
+		latest.release()
+		v.freeze()
+		return false
+	}
+	v.mu.Lock()
+	v.cur, v.st = latest, latest.stat()
+	v.mu.Unlock()
+	cur.release()
+	return true
+}
+
+func (v *viewFile) freeze() {
+	v.mu.Lock()
+	v.frozen, v.frozenAt = true, time.Now()
+	v.mu.Unlock()
+	time.AfterFunc(releaseGrace, v.releaseIfIdle)
+}
+
+// releaseIfIdle releases the snapshot of a frozen node with no open file,
+// once frozen for releaseGrace.
+func (v *viewFile) releaseIfIdle() {
+	v.mu.Lock()
+	var cur viewSnap
+	if v.frozen && v.handles == 0 && time.Since(v.frozenAt) >= releaseGrace {
+		cur, v.cur = v.cur, nil
+	}
+	v.mu.Unlock()
+	if cur != nil {
+		cur.release()
+	}
+}
+
+// closed notes that one of the node's open files was closed.
+func (v *viewFile) closed() {
+	v.mu.Lock()
+	v.handles--
+	v.mu.Unlock()
+	v.releaseIfIdle()
+}
+
+// snapshot returns the node's current snapshot, retained (nil once
+// released).
+func (v *viewFile) snapshot() viewSnap {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.cur != nil {
+		v.cur.retain()
+	}
+	return v.cur
+}
+
+// report fills out with the current snapshot's attributes, as the kernel
+// will hold them.
+func (v *viewFile) report(out *fuse.Attr) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.reported = v.st.key
+	setViewAttr(out, v.st)
+}
+
+// Getattr answers from the node, whatever handle f is: the kernel keeps
+// one size per node, for every descriptor open on it.
 func (v *viewFile) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	setViewAttr(&out.Attr, v.st)
+	v.refresh()
+	v.report(&out.Attr)
 	return 0
 }
 
@@ -72,30 +205,94 @@ func (v *viewFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
 		return nil, 0, syscall.EROFS
 	}
-	r, err := v.src.open(v.name)
-	if err != nil {
-		return nil, 0, errnoOf(err, syscall.EIO)
+	current := v.refresh()
+	refuse := v.src.nodes().refuseStale(v.name, callerPid(ctx), !current || !v.isReported(), time.Now())
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if refuse || v.cur == nil {
+		// The kernel holds an older size of this node (the view grew
+		// since it asked), or the name now stands for a new node. ESTALE
+		// makes it look the name up again and retry the open once
+		// (do_filp_open with LOOKUP_REVAL); the retry reads what that
+		// lookup reported.
+		return nil, 0, syscall.ESTALE
 	}
-	if r.snapshotKey() != v.st.key {
-		// Changed since this node was looked up (a path resolved through
-		// an entry the kernel still caches): read the latest content past
-		// this node's pages and size.
-		return &viewHandle{r: r}, fuse.FOPEN_DIRECT_IO, 0
-	}
+	v.cur.retain()
+	v.handles++
 	// NOFLUSH: closing a read-only descriptor has nothing to commit.
-	return &viewHandle{r: r}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+	return &viewHandle{node: v, snap: v.cur}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 }
 
-// lookupView makes the node of view (a name below src's folder) as the
-// latest snapshot shows it; mountPath is the file's path in the mount.
-func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, mountPath string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	st, err := src.stat(view)
+// isReported: the kernel was last given the current snapshot's attributes.
+func (v *viewFile) isReported() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.reported == v.st.key
+}
+
+// OnForget releases the node's snapshot after releaseGrace, unless a
+// lookup revived the node meanwhile.
+func (v *viewFile) OnForget() {
+	time.AfterFunc(releaseGrace, v.releaseIfForgotten)
+}
+
+// releaseIfForgotten releases the snapshot of a node the kernel does not
+// know, and freezes it: should it be revived after all, an open of it
+// fails with ESTALE, which makes the kernel look the name up again (a new
+// node). Checking under mu keeps an open from slipping in between.
+func (v *viewFile) releaseIfForgotten() {
+	v.refreshMu.Lock()
+	defer v.refreshMu.Unlock()
+	v.mu.Lock()
+	if !v.Forgotten() {
+		v.mu.Unlock()
+		return
+	}
+	cur := v.cur
+	v.cur, v.frozen = nil, true
+	v.mu.Unlock()
+	if cur != nil {
+		cur.release()
+	}
+}
+
+func callerPid(ctx context.Context) uint32 {
+	if c, ok := ctx.(*fuse.Context); ok {
+		return c.Pid
+	}
+	return 0
+}
+
+// lookupView gives the node of view (a name below src's folder) as the
+// latest snapshot shows it: the name's node while it follows the view,
+// else a new one. name is the file's name in parent, mountPath its path in
+// the mount.
+func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, name, mountPath string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if child := parent.GetChild(name); child != nil {
+		if old, ok := child.Operations().(*viewFile); ok && old.refresh() {
+			old.report(&out.Attr)
+			return child, 0
+		}
+	}
+	snap, err := src.latest(view)
 	if err != nil {
 		return nil, errnoOf(err, syscall.EIO)
 	}
-	setViewAttr(&out.Attr, st)
-	return parent.NewInode(ctx, &viewFile{src: src, name: view, st: st},
-		fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(mountPath), Gen: viewGen(st.key)}), 0
+	node := newViewFile(src, view, snap)
+	setViewAttr(&out.Attr, node.st)
+	return parent.NewInode(ctx, node,
+		fs.StableAttr{Mode: syscall.S_IFREG, Ino: viewIno(mountPath), Gen: src.nodes().gen.Add(1)}), 0
+}
+
+// isView reports whether n is a view file. The watcher drops only its
+// entry, never its attributes or pages: those are the node's own snapshot
+// chain's (see viewFile), and the next lookup of the name reports the
+// latest size. An inode invalidation would race with an fstat in the
+// kernel: the GETATTR reply, older than the invalidation, is not applied
+// to the inode, yet fstat returns its size, ahead of what read serves.
+func isView(n *fs.Inode) bool {
+	_, ok := n.Operations().(*viewFile)
+	return ok
 }
 
 // setViewAttr fills the attributes of a view.
@@ -104,33 +301,6 @@ func setViewAttr(out *fuse.Attr, st viewStat) {
 	out.Size = uint64(st.size)
 	out.Blocks = (uint64(st.size) + 511) / 512
 }
-
-// viewHandle reads one open view.
-type viewHandle struct {
-	r viewReader
-}
-
-var (
-	_ fs.FileReader   = (*viewHandle)(nil)
-	_ fs.FileReleaser = (*viewHandle)(nil)
-)
-
-func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	n, err := h.r.ReadAt(dest, off)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, errnoOf(err, syscall.EIO)
-	}
-	return fuse.ReadResultData(dest[:n]), 0
-}
-
-func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
-	h.r.Close()
-	return 0
-}
-
-// viewGen is the node generation of a view as the snapshot with
-// fingerprint key shows it.
-func viewGen(key string) uint64 { return xxh3.HashString(key) }
 
 // viewIno derives a view file's inode number from its path in the mount.
 func viewIno(mountPath string) uint64 {

@@ -426,7 +426,7 @@ func (w *watcher) send(inv invalidation) {
 		invalidateFiles(node)
 		return
 	}
-	if child := node.GetChild(inv.name); child != nil {
+	if child := node.GetChild(inv.name); child != nil && !isView(child) {
 		child.NotifyContent(0, 0)
 	}
 	node.NotifyEntry(inv.name)
@@ -453,7 +453,9 @@ func (w *watcher) node(p string) *fs.Inode {
 // of the new snapshot (viewFile).
 func invalidateFiles(n *fs.Inode) {
 	for name, child := range n.Children() {
-		child.NotifyContent(0, 0)
+		if !isView(child) {
+			child.NotifyContent(0, 0)
+		}
 		if child.IsDir() {
 			invalidateFiles(child)
 		} else {

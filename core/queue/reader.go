@@ -304,3 +304,16 @@ func (it *viewIter) appendPayload(dst []byte, p payloadRef) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// EventsExtend reports whether s's events view is prev's followed by more
+// lines: s read the very file prev read (queue.log is append-only; only an
+// invalid tail, past prev's valid prefix, is ever truncated) and its valid
+// prefix is at least as long. prev must not be closed.
+func (s *Snapshot) EventsExtend(prev *Snapshot) bool {
+	a, err := prev.f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := s.f.Stat()
+	return err == nil && os.SameFile(a, b) && s.ValidEnd >= prev.ValidEnd
+}

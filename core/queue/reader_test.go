@@ -149,3 +149,40 @@ func FuzzReplay(f *testing.F) {
 		}
 	})
 }
+
+// EventsExtend: appends to queue.log (and a torn line completed later)
+// extend the events view; a replaced queue.log does not.
+func TestEventsExtend(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "queue.log")
+	enq := line(`{"op":"enqueue","id":"018bcfe5-6800-7000-8000-00000000000a","payload":[],"ts":1}`)
+	claim := line(`{"op":"claim","id":"018bcfe5-6800-7000-8000-00000000000a"}`)
+	os.WriteFile(path, []byte(enq+claim[:10]), 0o666) // a torn second line
+	read := func() *Snapshot {
+		s, err := ReadSnapshot(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	a := read()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(claim[10:])
+	f.Close()
+	b := read()
+	if !b.EventsExtend(a) || !b.EventsExtend(b) || b.Lines != 2 {
+		t.Errorf("an append does not extend the events view (%d lines)", b.Lines)
+	}
+	if ea, eb := viewText(t, a, ViewEvents), viewText(t, b, ViewEvents); !strings.HasPrefix(eb, ea) || ea == eb {
+		t.Errorf("events %q then %q", ea, eb)
+	}
+	os.Remove(path)
+	os.WriteFile(path, []byte(enq+claim+enq), 0o666)
+	if read().EventsExtend(b) {
+		t.Error("a replaced queue.log extends the old one")
+	}
+}

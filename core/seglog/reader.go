@@ -27,13 +27,17 @@ func NewReader(dir string) *Reader { return &Reader{dir: dir} }
 type SegmentInfo struct {
 	File         string
 	Sealed       bool
-	Missing      bool  // listed but absent (or unreadable): skipped
-	Size         int64 // bytes seen when replaying
-	ValidEnd     int64 // end of the valid prefix; reads stop here
-	Lines        int64 // valid lines (puts and tombstones)
-	PayloadBytes int64 // size of the valid lines with framing stripped (payload + "\n" each)
-	Err          error // first invalid line (torn or corrupt), nil if none
-	ErrOffset    int64 // its offset
+	Missing      bool   // listed but absent (or unreadable): skipped
+	Size         int64  // bytes seen when replaying
+	ValidEnd     int64  // end of the valid prefix; reads stop here
+	Lines        int64  // valid lines (puts and tombstones)
+	PayloadBytes int64  // size of the valid lines with framing stripped (payload + "\n" each)
+	Err          error  // first invalid line (torn or corrupt), nil if none
+	ErrOffset    int64  // its offset
+	Ino          uint64 // the file replayed (0 when unknown)
+	// Unterminated: the last valid line has no "\n", so storh may still
+	// rewrite it in place (spec 2.7).
+	Unterminated bool
 }
 
 // LineError locates a line that could not be decoded while streaming.
@@ -158,6 +162,7 @@ func (r *Reader) replayOpen(m *manifest, state *stateIndex) (*Snapshot, bool, er
 		} else {
 			info.Size, info.ValidEnd, info.Lines = res.size, res.end, res.stats.records
 			info.PayloadBytes, info.Err, info.ErrOffset = res.payloadBytes, res.bad, res.badOff
+			info.Ino, info.Unterminated = res.ino, res.unterminated
 			s.v.stats[seg] = res.stats
 			s.v.limits[seg] = res.end
 			s.recordsSize += res.recordsBytes

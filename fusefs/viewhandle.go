@@ -1,0 +1,127 @@
+package fusefs
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// viewHandle reads one open view. It reads its snapshot until a read goes
+// past that snapshot's end, then moves to the node's current snapshot,
+// which extends it (the node follows appends only).
+type viewHandle struct {
+	node *viewFile
+
+	mu   sync.Mutex
+	snap viewSnap
+	r    viewReader // of snap; nil until the first read
+}
+
+var (
+	_ fs.FileReader   = (*viewHandle)(nil)
+	_ fs.FileReleaser = (*viewHandle)(nil)
+)
+
+func (h *viewHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if off+int64(len(dest)) > h.snap.stat().size {
+		h.follow()
+	}
+	if h.r == nil {
+		r, err := h.snap.newReader()
+		if err != nil {
+			return nil, errnoOf(err, syscall.EIO)
+		}
+		h.r = r
+	}
+	n, err := h.r.ReadAt(dest, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, errnoOf(err, syscall.EIO)
+	}
+	return fuse.ReadResultData(dest[:n]), 0
+}
+
+// follow moves the handle to the node's current snapshot if that one is
+// newer.
+func (h *viewHandle) follow() {
+	cur := h.node.snapshot()
+	if cur == nil || cur.stat().key == h.snap.stat().key {
+		if cur != nil {
+			cur.release()
+		}
+		return
+	}
+	if h.r != nil {
+		h.r.Close()
+		h.r = nil
+	}
+	h.snap.release()
+	h.snap = cur
+}
+
+func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.r != nil {
+		h.r.Close()
+		h.r = nil
+	}
+	h.snap.release()
+	h.node.closed()
+	return 0
+}
+
+// viewNodes is what the nodes of one source's views share across node
+// generations.
+type viewNodes struct {
+	gen atomic.Uint64 // the last node generation handed out
+
+	mu    sync.Mutex
+	stale map[staleOpen]time.Time // opens refused with ESTALE, and when
+}
+
+type staleOpen struct {
+	name string
+	pid  uint32
+}
+
+// staleRetryWithin bounds how long after a refusal an open by the same
+// thread counts as its retry (the kernel retries at once).
+const staleRetryWithin = time.Second
+
+// refuseStale reports whether an open of view name by thread pid is
+// refused with ESTALE: yes when it goes through a node the kernel may see
+// outdated (stale), unless it is the retry of such a refusal, which gets
+// the node it found. Any open by the thread ends its pending retry.
+func (n *viewNodes) refuseStale(name string, pid uint32, stale bool, now time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k := staleOpen{name, pid}
+	if at, ok := n.stale[k]; ok {
+		delete(n.stale, k)
+		if now.Sub(at) < staleRetryWithin {
+			return false
+		}
+	}
+	if !stale {
+		return false
+	}
+	if n.stale == nil {
+		n.stale = map[staleOpen]time.Time{}
+	}
+	for old, at := range n.stale {
+		if now.Sub(at) >= staleRetryWithin {
+			delete(n.stale, old)
+		}
+	}
+	n.stale[k] = now
+	return true
+}
