@@ -1,0 +1,296 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The mount's lifecycle: what it refuses before mounting, and how it ends
+// (signals, an unmount from outside) without leaving a store open or
+// lying to a writer.
+
+// refusalBound bounds how long a refused mount may take to exit (the bug
+// it guards against is a mount that never returns).
+const refusalBound = 20 * time.Second
+
+// runBounded runs the storhfs binary with args and returns its combined
+// output and exit code; a run past bound fails the test.
+func runBounded(t *testing.T, bound time.Duration, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, storhfsBin, args...)
+	cmd.WaitDelay = time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("storhfs %s did not exit within %v; output: %s", strings.Join(args, " "), bound, out)
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return string(out), exit.ExitCode()
+	}
+	if err != nil {
+		t.Fatalf("storhfs %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out), 0
+}
+
+// wantRefused runs `storhfs mount args...` and requires a quick non-zero
+// exit with one line naming want, and nothing mounted at mountpoint.
+func wantRefused(t *testing.T, mountpoint, want string, args ...string) {
+	t.Helper()
+	out, code := runBounded(t, refusalBound, append([]string{"mount"}, args...)...)
+	if isMounted(mountpoint) {
+		exec.Command("umount", "-l", mountpoint).Run()
+		t.Fatalf("mount %v: something is mounted at %s; output: %s", args, mountpoint, out)
+	}
+	if code == 0 {
+		t.Fatalf("mount %v exited 0, want a refusal; output: %s", args, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 1 || !strings.Contains(out, want) {
+		t.Fatalf("mount %v: output %q, want one line containing %q", args, out, want)
+	}
+}
+
+func TestMountRefusesOverlappingRootAndMountpoint(t *testing.T) {
+	requireFuse(t)
+	root := demoRoot(t, 3)
+	inside := filepath.Join(root, "mnt")
+	sub := filepath.Join(root, "sub")
+	for _, d := range []string{inside, sub} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(inside, link); err != nil {
+		t.Fatal(err)
+	}
+	rootLink := filepath.Join(t.TempDir(), "rootlink")
+	if err := os.Symlink(root, rootLink); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, root, mountpoint, want string
+	}{
+		{"mountpoint inside root", root, inside, "is inside storage root"},
+		{"same directory", root, root, "are the same directory"},
+		{"root inside mountpoint", sub, root, "is inside mountpoint"},
+		{"mountpoint symlinked into root", root, link, "resolves to " + inside},
+		{"root reached through a symlink", rootLink, inside, "resolves to " + root},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			wantRefused(t, c.mountpoint, c.want, c.root, c.mountpoint)
+		})
+	}
+}
+
+func TestMountRefusesNonEmptyMountpoint(t *testing.T) {
+	requireFuse(t, "ls")
+	root := demoRoot(t, 3)
+	dir := filepath.Join(t.TempDir(), "mnt")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "notes.txt"), "hidden by a mount\n")
+	wantRefused(t, dir, "--allow-non-empty", root, dir)
+
+	m := startMountAt(t, root, dir, "--allow-non-empty")
+	if out := runOK(t, "", "ls", m.dir); !strings.Contains(out, "pages") || strings.Contains(out, "notes.txt") {
+		t.Errorf("ls of the mount over a non-empty folder: %q", out)
+	}
+	if err := m.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(readFile(t, filepath.Join(dir, "notes.txt"))); got != "hidden by a mount\n" {
+		t.Errorf("the mountpoint's file after unmount: %q", got)
+	}
+}
+
+func TestMountRefusesForeignRoot(t *testing.T) {
+	requireFuse(t, "ls")
+	home := filepath.Join(t.TempDir(), "home")
+	for _, d := range []string{"Documents/letters", "projects"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(home, ".bashrc"), "# shell\n")
+	mnt := filepath.Join(t.TempDir(), "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wantRefused(t, mnt, "--allow-foreign-root", home, mnt)
+
+	dotOnly := filepath.Join(t.TempDir(), "fresh-home")
+	if err := os.Mkdir(dotOnly, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dotOnly, ".profile"), "# shell\n")
+	wantRefused(t, mnt, "--allow-foreign-root", dotOnly, mnt)
+
+	m := startMount(t, home, "--allow-foreign-root")
+	if out := runOK(t, "", "ls", m.dir); strings.TrimSpace(out) != "" {
+		t.Errorf("ls of a foreign root mounted anyway: %q, want an empty folder", out)
+	}
+	if err := m.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A new storage root mounts: empty, or holding only lost+found (the
+	// root folder of a volume of its own).
+	empty := filepath.Join(t.TempDir(), "new-root")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := startMount(t, empty).stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(empty, "lost+found"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := startMount(t, empty).stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ensureFusectl mounts the FUSE control file system if it is not mounted,
+// so that a test can abort a connection (and the mount can count the
+// requests waiting for an answer).
+func ensureFusectl(t *testing.T) {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), " /sys/fs/fuse/connections fusectl ") {
+		return
+	}
+	if out, err := exec.Command("mount", "-t", "fusectl", "fusectl", "/sys/fs/fuse/connections").CombinedOutput(); err != nil {
+		t.Logf("cannot mount fusectl (%v: %s); a hung mount could not be aborted", err, out)
+	}
+}
+
+// fuseConnection is the fusectl directory of the FUSE mount at dir, or "".
+func fuseConnection(dir string) string {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	conn := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && f[4] == dir && strings.HasPrefix(f[2], "0:") {
+			conn = "/sys/fs/fuse/connections/" + strings.TrimPrefix(f[2], "0:")
+		}
+	}
+	return conn
+}
+
+// abortOnCleanup aborts m's FUSE connection at cleanup if it still exists
+// then, so that a mount which failed to end cannot hang the test run. It
+// runs before the harness's own cleanup (cleanups run last-in first-out).
+func abortOnCleanup(t *testing.T, m *mount) {
+	t.Helper()
+	ensureFusectl(t)
+	conn := fuseConnection(m.dir)
+	if conn == "" {
+		t.Fatalf("no FUSE connection found for %s", m.dir)
+	}
+	t.Cleanup(func() {
+		if _, err := os.Stat(conn); err != nil {
+			return
+		}
+		select {
+		case err := <-m.done:
+			m.done <- err
+			return // exited: the kernel releases the connection itself
+		default:
+		}
+		t.Errorf("the mount's FUSE connection %s still exists at cleanup; aborting it", conn)
+		os.WriteFile(filepath.Join(conn, "abort"), []byte("1"), 0)
+	})
+}
+
+// writerMarkers lists the writer markers of this mount's process in the
+// collection's .storh/writers/.
+func (m *mount) writerMarkers(t *testing.T, root, collection string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, collection, ".storh", "writers"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var ours []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), fmt.Sprint(m.cmd.Process.Pid)+".") {
+			ours = append(ours, e.Name())
+		}
+	}
+	return ours
+}
+
+// writeRecordThrough stores a new record of pages through the mount, so
+// the collection's store is open and its writer marker exists.
+func writeRecordThrough(t *testing.T, m *mount, root string) string {
+	t.Helper()
+	id := newID(t)
+	writeFile(t, m.path("pages", id+".jsonc"), fmt.Sprintf(`{"id":%q,"data":{"title":"lifecycle"}}`, id))
+	if _, err := os.Stat(storedPath(root, "pages", id)); err != nil {
+		t.Fatalf("record written through the mount is not stored: %v", err)
+	}
+	if len(m.writerMarkers(t, root, "pages")) == 0 {
+		t.Fatalf("no writer marker of the mount in pages/.storh/writers after a write")
+	}
+	return id
+}
+
+// wantCleanEnd requires the mount to have exited 0 within bound, unmounted,
+// with no writer marker left.
+func wantCleanEnd(t *testing.T, m *mount, root string, bound time.Duration) {
+	t.Helper()
+	if err := m.waitExit(bound); err != nil {
+		t.Fatalf("mount exit: %v; stderr: %s", err, m.log)
+	}
+	if isMounted(m.dir) {
+		t.Errorf("%s is still mounted after the mount exited", m.dir)
+	}
+	if left := m.writerMarkers(t, root, "pages"); len(left) > 0 {
+		t.Errorf("writer markers left behind: %v", left)
+	}
+}
+
+func TestSignalsUnmountCleanly(t *testing.T) {
+	requireFuse(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			root := demoRoot(t, 3)
+			m := startMount(t, root)
+			abortOnCleanup(t, m)
+			writeRecordThrough(t, m, root)
+			if err := m.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			wantCleanEnd(t, m, root, 15*time.Second)
+		})
+	}
+}
+
+func TestExternalUnmountClosesStores(t *testing.T) {
+	requireFuse(t, "umount")
+	root := demoRoot(t, 3)
+	m := startMount(t, root)
+	abortOnCleanup(t, m)
+	writeRecordThrough(t, m, root)
+	runOK(t, "", "umount", m.dir)
+	wantCleanEnd(t, m, root, 15*time.Second)
+}
