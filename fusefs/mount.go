@@ -109,7 +109,10 @@ func MountOptions(cfg Config, logger *log.Logger, direct bool) *fs.Options {
 		mo.Options = append(mo.Options, "ro")
 	}
 	opts := &fs.Options{
-		MountOptions:    mo,
+		MountOptions: mo,
+		// The root's inode number is FUSE's root id, as on other FUSE
+		// mounts; 0 (go-fuse's default) reads as "no inode" in a listing.
+		RootStableAttr:  &fs.StableAttr{Ino: fuse.FUSE_ROOT_ID},
 		EntryTimeout:    &timeout,
 		AttrTimeout:     &timeout,
 		NegativeTimeout: &timeout,

@@ -197,9 +197,11 @@ func fuseConnection(dir string) string {
 	return conn
 }
 
-// abortOnCleanup aborts m's FUSE connection at cleanup if it still exists
-// then, so that a mount which failed to end cannot hang the test run. It
-// runs before the harness's own cleanup (cleanups run last-in first-out).
+// abortOnCleanup makes sure at cleanup that m's FUSE connection is gone:
+// a mount still running then gets SIGTERM, and if it has not exited 5 s
+// later its connection is aborted, so that a mount which failed to end
+// cannot hang the test run. It runs before the harness's own cleanup
+// (cleanups run last-in first-out).
 func abortOnCleanup(t *testing.T, m *mount) {
 	t.Helper()
 	ensureFusectl(t)
@@ -208,17 +210,16 @@ func abortOnCleanup(t *testing.T, m *mount) {
 		t.Fatalf("no FUSE connection found for %s", m.dir)
 	}
 	t.Cleanup(func() {
-		if _, err := os.Stat(conn); err != nil {
-			return
+		if m.waitExit(0) != nil {
+			m.cmd.Process.Signal(syscall.SIGTERM)
 		}
-		select {
-		case err := <-m.done:
-			m.done <- err
+		if err := m.waitExit(5 * time.Second); err == nil || !strings.Contains(err.Error(), "still running") {
 			return // exited: the kernel releases the connection itself
-		default:
 		}
-		t.Errorf("the mount's FUSE connection %s still exists at cleanup; aborting it", conn)
-		os.WriteFile(filepath.Join(conn, "abort"), []byte("1"), 0)
+		if _, err := os.Stat(conn); err == nil {
+			t.Errorf("the mount did not exit 5 s after SIGTERM; aborting its FUSE connection %s", conn)
+			os.WriteFile(filepath.Join(conn, "abort"), []byte("1"), 0)
+		}
 	})
 }
 
@@ -293,4 +294,55 @@ func TestExternalUnmountClosesStores(t *testing.T) {
 	writeRecordThrough(t, m, root)
 	runOK(t, "", "umount", m.dir)
 	wantCleanEnd(t, m, root, 15*time.Second)
+}
+
+// fsFigures are a file system's total and free blocks as a tool shows them.
+type fsFigures struct{ total, free uint64 }
+
+func statFS(t *testing.T, dir string) fsFigures {
+	t.Helper()
+	var f fsFigures
+	out := runOK(t, "", "stat", "-f", "-c", "%b %f", dir)
+	if _, err := fmt.Sscan(out, &f.total, &f.free); err != nil {
+		t.Fatalf("stat -f %s printed %q: %v", dir, out, err)
+	}
+	return f
+}
+
+func dfFigures(t *testing.T, dir string) fsFigures {
+	t.Helper()
+	var f fsFigures
+	lines := strings.Split(strings.TrimSpace(runOK(t, "", "df", "-P", dir)), "\n")
+	fields := strings.Fields(lines[len(lines)-1])
+	var used uint64
+	if len(fields) < 4 {
+		t.Fatalf("df -P %s printed %q", dir, lines)
+	}
+	if _, err := fmt.Sscan(strings.Join(fields[1:4], " "), &f.total, &used, &f.free); err != nil {
+		t.Fatalf("df -P %s printed %q: %v", dir, lines, err)
+	}
+	return f
+}
+
+// sameFS compares figures of the same file system taken a moment apart:
+// totals exactly, free space within 1% (other processes write meanwhile).
+func sameFS(t *testing.T, what string, got, want fsFigures) {
+	t.Helper()
+	if want.total == 0 {
+		t.Fatalf("%s: the storage root's file system shows 0 blocks", what)
+	}
+	diff := max(got.free, want.free) - min(got.free, want.free)
+	if got.total != want.total || diff > want.total/100 {
+		t.Errorf("%s: mount shows %d blocks, %d free; the storage root's file system %d, %d free", what, got.total, got.free, want.total, want.free)
+	}
+}
+
+func TestStatfsShowsRootFileSystem(t *testing.T) {
+	requireFuse(t, "df", "stat")
+	root := demoRoot(t, 3)
+	m := startMount(t, root)
+	sameFS(t, "df -P", dfFigures(t, m.dir), dfFigures(t, root))
+	for _, dir := range []string{m.dir, m.path("pages"), m.path("events"), m.path("app", "users")} {
+		sameFS(t, "stat -f "+dir, statFS(t, dir), statFS(t, root))
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
@@ -17,12 +18,14 @@ import (
 // collection folder one after another, each opened with O_EXCL, written in
 // a few write(2) calls and closed, and prints what each close(2) answered:
 //
-//	<id> ok                        close succeeded
-//	<id> close-failed <error>      close failed
-//	<id> write-failed <error>      a write failed (the close is reported on the next line)
-//	<id> open-failed <error>       open failed; the writer stops
+//	<id> <n> ok                    close succeeded
+//	<id> <n> close-failed <error>  close failed
+//	<id> <n> write-failed <error>  a write failed (the close is reported on the next line)
+//	<id> <n> open-failed <error>   open failed; the writer stops
+//	<id> <n> holding               with --hold: the first write is done, the pause begins
 //
-// A record's content is closeWriterContent(writer, n, id). The shutdown
+// Record n's content is closeWriterContent(writer, n, id). With --hold the
+// writer waits that long after its first write of each record. The shutdown
 // tests compare these answers with what the storage root holds.
 func closeWriterCommand() *cli.Command {
 	return &cli.Command{
@@ -30,12 +33,13 @@ func closeWriterCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "writer", Usage: "this writer's number, part of each record"},
 			&cli.IntFlag{Name: "max", Value: 10000, Usage: "stop after this many records"},
+			&cli.DurationFlag{Name: "hold", Usage: "pause after the first write of each record"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError(c, "need COLLECTION_DIR")
 			}
-			return writeUntilRefused(c.Args().Get(0), c.Int("writer"), c.Int("max"))
+			return writeUntilRefused(c.Args().Get(0), c.Int("writer"), c.Int("max"), c.Duration("hold"))
 		},
 	}
 }
@@ -45,7 +49,7 @@ func closeWriterContent(writer, n int, id string) string {
 	return fmt.Sprintf(`{"id":%q,"data":{"writer":%d,"n":%d,"pad":%q}}`, id, writer, n, strings.Repeat("x", 2000))
 }
 
-func writeUntilRefused(dir string, writer, max int) error {
+func writeUntilRefused(dir string, writer, max int, hold time.Duration) error {
 	gen := uuidv7.NewGenerator(nil, nil)
 	say := func(format string, args ...any) { fmt.Fprintf(os.Stdout, format+"\n", args...) }
 	for n := range max {
@@ -55,21 +59,25 @@ func writeUntilRefused(dir string, writer, max int) error {
 		}
 		fd, err := unix.Open(filepath.Join(dir, id+".jsonc"), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o644)
 		if err != nil {
-			say("%s open-failed %s", id, errText(err))
+			say("%s %d open-failed %s", id, n, errText(err))
 			return nil
 		}
 		content := []byte(closeWriterContent(writer, n, id))
 		third := len(content) / 3
-		for _, chunk := range [][]byte{content[:third], content[third : 2*third], content[2*third:]} {
+		for i, chunk := range [][]byte{content[:third], content[third : 2*third], content[2*third:]} {
+			if i == 1 && hold > 0 {
+				say("%s %d holding", id, n)
+				time.Sleep(hold)
+			}
 			if err := writeAll(fd, chunk); err != nil {
-				say("%s write-failed %s", id, errText(err))
+				say("%s %d write-failed %s", id, n, errText(err))
 				break
 			}
 		}
 		if err := unix.Close(fd); err != nil {
-			say("%s close-failed %s", id, errText(err))
+			say("%s %d close-failed %s", id, n, errText(err))
 		} else {
-			say("%s ok", id)
+			say("%s %d ok", id, n)
 		}
 	}
 	return nil
