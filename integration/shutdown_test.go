@@ -161,7 +161,7 @@ func TestSIGTERMStormClosesNeverLie(t *testing.T) {
 			verify(t, root, "pages")
 		})
 	}
-	t.Logf("closes that succeeded: %d (all stored intact); closes that failed: %d (none stored); opens refused at shutdown: %d",
+	t.Logf("closes that succeeded: %d; closes that failed: %d; opens refused at shutdown: %d",
 		total.stored, total.refused, total.openRefused)
 }
 
