@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -23,10 +24,11 @@ func closeWriterContent(writer, n int, id string) string {
 
 // closeWriter is one running close-writer process.
 type closeWriter struct {
-	n    int
-	cmd  *exec.Cmd
-	out  *lockedWriter
-	done chan error
+	n      int
+	cmd    *exec.Cmd
+	out    *lockedWriter
+	resume io.WriteCloser // its stdin: with --pause, a line resumes it
+	done   chan error
 }
 
 func startCloseWriter(t *testing.T, n int, dir string, flags ...string) *closeWriter {
@@ -34,6 +36,10 @@ func startCloseWriter(t *testing.T, n int, dir string, flags ...string) *closeWr
 	args := append([]string{"close-writer", "--writer", strconv.Itoa(n)}, flags...)
 	w := &closeWriter{n: n, cmd: exec.Command(storhfsBin, append(args, dir)...), out: &lockedWriter{}, done: make(chan error, 1)}
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
+	var err error
+	if w.resume, err = w.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +178,7 @@ func TestShutdownWithFileHeldOpen(t *testing.T) {
 	root := demoRoot(t, 3)
 	m := startMount(t, root)
 	abortOnCleanup(t, m)
-	w := startCloseWriter(t, 0, m.path("pages"), "--max", "1", "--hold", "8s")
+	w := startCloseWriter(t, 0, m.path("pages"), "--max", "1", "--pause")
 	eventually(t, "the writer holds its record open", func() bool {
 		return strings.Contains(w.out.String(), " holding\n")
 	})
@@ -185,6 +191,7 @@ func TestShutdownWithFileHeldOpen(t *testing.T) {
 	if isMounted(m.dir) {
 		t.Errorf("%s still mounted", m.dir)
 	}
+	w.resume.Close() // finish the record now that the mount is gone
 	w.wait(t, 20*time.Second)
 	o := checkCloses(t, root, w)
 	if o.refused != 1 {

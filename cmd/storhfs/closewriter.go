@@ -1,12 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
@@ -22,10 +22,12 @@ import (
 //	<id> <n> close-failed <error>  close failed
 //	<id> <n> write-failed <error>  a write failed (the close is reported on the next line)
 //	<id> <n> open-failed <error>   open failed; the writer stops
-//	<id> <n> holding               with --hold: the first write is done, the pause begins
+//	<id> <n> holding               with --pause: the first write is done; a line on stdin resumes
 //
-// Record n's content is closeWriterContent(writer, n, id). With --hold the
-// writer waits that long after its first write of each record. The shutdown
+// Record n's content is closeWriterContent(writer, n, id). With --pause the
+// writer waits after its first write of each record until it reads a line
+// from stdin (or stdin ends), so a test can hold a record open as long as
+// it needs. The shutdown
 // tests compare these answers with what the storage root holds.
 func closeWriterCommand() *cli.Command {
 	return &cli.Command{
@@ -33,13 +35,13 @@ func closeWriterCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "writer", Usage: "this writer's number, part of each record"},
 			&cli.IntFlag{Name: "max", Value: 10000, Usage: "stop after this many records"},
-			&cli.DurationFlag{Name: "hold", Usage: "pause after the first write of each record"},
+			&cli.BoolFlag{Name: "pause", Usage: "after the first write of each record, wait for a line on stdin"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError(c, "need COLLECTION_DIR")
 			}
-			return writeUntilRefused(c.Args().Get(0), c.Int("writer"), c.Int("max"), c.Duration("hold"))
+			return writeUntilRefused(c.Args().Get(0), c.Int("writer"), c.Int("max"), c.Bool("pause"))
 		},
 	}
 }
@@ -49,8 +51,9 @@ func closeWriterContent(writer, n int, id string) string {
 	return fmt.Sprintf(`{"id":%q,"data":{"writer":%d,"n":%d,"pad":%q}}`, id, writer, n, strings.Repeat("x", 2000))
 }
 
-func writeUntilRefused(dir string, writer, max int, hold time.Duration) error {
+func writeUntilRefused(dir string, writer, max int, pause bool) error {
 	gen := uuidv7.NewGenerator(nil, nil)
+	stdin := bufio.NewReader(os.Stdin)
 	say := func(format string, args ...any) { fmt.Fprintf(os.Stdout, format+"\n", args...) }
 	for n := range max {
 		id, err := gen.New()
@@ -65,9 +68,9 @@ func writeUntilRefused(dir string, writer, max int, hold time.Duration) error {
 		content := []byte(closeWriterContent(writer, n, id))
 		third := len(content) / 3
 		for i, chunk := range [][]byte{content[:third], content[third : 2*third], content[2*third:]} {
-			if i == 1 && hold > 0 {
+			if i == 1 && pause {
 				say("%s %d holding", id, n)
-				time.Sleep(hold)
+				stdin.ReadString('\n')
 			}
 			if err := writeAll(fd, chunk); err != nil {
 				say("%s %d write-failed %s", id, n, errText(err))
