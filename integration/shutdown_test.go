@@ -143,14 +143,15 @@ func TestSIGTERMStormClosesNeverLie(t *testing.T) {
 				ws[i] = startCloseWriter(t, i, m.path("pages"))
 			}
 			// Signal once every writer is well into its stream of records.
-			eventually(t, "every writer closed 5 records", func() bool {
-				for _, w := range ws {
-					if w.closes() < 5 {
-						return false
+			deadline := time.Now().Add(30 * time.Second)
+			for _, w := range ws {
+				for w.closes() < 5 {
+					if time.Now().After(deadline) {
+						t.Fatalf("writer %d closed fewer than 5 records in 30 s: %s", w.n, w.out)
 					}
+					time.Sleep(10 * time.Millisecond)
 				}
-				return true
-			})
+			}
 			if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
