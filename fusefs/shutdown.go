@@ -24,7 +24,7 @@ const (
 	replyWait = time.Second
 	// replySettle is how long to let answers reach the kernel when the
 	// connection's fusectl directory cannot tell (fusectl not mounted).
-	replySettle = 50 * time.Millisecond
+	replySettle = 200 * time.Millisecond
 )
 
 // Unmount ends the mount without lying to a writer: Shutdown with
