@@ -82,6 +82,33 @@ func (c *DirCatalog) kindOf(dir string, depth int) Kind {
 	return KindNone
 }
 
+// fsOwnEntries are names a file system puts in the root of a fresh
+// volume; a storage root on a volume of its own holds them from the start.
+var fsOwnEntries = map[string]bool{"lost+found": true}
+
+// ForeignEntries lists what the storage root holds when it holds no
+// collection at all (its Kind is KindNone): a sign that ROOT is the wrong
+// directory (a home directory, a parent of the real root), which would
+// mount as an empty folder. Dot files count (a fresh home directory holds
+// only those); the file system's own lost+found does not. nil means the
+// root holds a collection or is empty (a new storage root).
+func (c *DirCatalog) ForeignEntries() ([]string, error) {
+	if c.Kind("") != KindNone {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(c.Root)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if !fsOwnEntries[e.Name()] {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
 func (c *DirCatalog) List(rel string) ([]DirEntry, error) {
 	entries, err := fsutil.ReadDir(c.abs(rel))
 	if err != nil {

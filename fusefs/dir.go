@@ -57,7 +57,7 @@ func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	for _, e := range entries {
 		list = append(list, fuse.DirEntry{Name: e.Name, Mode: syscall.S_IFDIR, Ino: dirIno(childRel(d.rel, e.Name))})
 	}
-	return fs.NewListDirStream(list), 0
+	return listWithDots(&d.Inode, list), 0
 }
 
 // Mkdir creates an empty DocStore collection.

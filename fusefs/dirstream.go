@@ -9,13 +9,14 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// collectionDirHandle lists a collection as read at open: every record in
-// id order, then the scratch files. Entry offsets are positions (1-based),
-// so seeking is indexing.
+// collectionDirHandle lists a collection as read at open: "." and "..",
+// every record in id order, then the scratch files. Entry offsets are
+// positions (1-based), so seeking is indexing.
 type collectionDirHandle struct {
 	c       *collectionNode
+	dots    []fuse.DirEntry // "." and ".."
 	list    dirListing
-	pos     uint64     // entries returned so far
+	pos     uint64     // entries returned so far, dots included
 	release func()     // nil, or ends the handle's hold on the kernel cache
 	ahead   *statAhead // started by the first READDIRPLUS lookup
 }
@@ -43,14 +44,14 @@ func (c *collectionNode) openDir(s RecordStore) (fs.FileHandle, uint32, syscall.
 			c.m.log.Printf("list %s: %v", c.rel, err)
 			return nil, 0, errnoOf(err, syscall.EIO)
 		}
-		return &collectionDirHandle{c: c, list: dirListing{ids: ids, scratch: scratch}}, 0, 0
+		return &collectionDirHandle{c: c, dots: dotEntries(&c.Inode), list: dirListing{ids: ids, scratch: scratch}}, 0, 0
 	}
 	list, err := c.listing.open(ds.Dir(), scratch, time.Now())
 	if err != nil {
 		c.m.log.Printf("list %s: %v", c.rel, err)
 		return nil, 0, errnoOf(err, syscall.EIO)
 	}
-	h := &collectionDirHandle{c: c, list: list}
+	h := &collectionDirHandle{c: c, dots: dotEntries(&c.Inode), list: list}
 	if !list.kernelCache {
 		return h, 0, 0
 	}
@@ -60,22 +61,32 @@ func (c *collectionNode) openDir(s RecordStore) (fs.FileHandle, uint32, syscall.
 
 // Readdirent returns the next entry (go-fuse serialises calls per handle).
 func (d *collectionDirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
-	nIDs := uint64(len(d.list.ids))
-	switch {
-	case d.pos < nIDs:
-		id := d.list.ids[d.pos]
-		d.pos++
-		return &fuse.DirEntry{
-			Name: id + recordExt, Mode: syscall.S_IFREG,
-			Ino: recordIno(d.c.rel, id), Off: d.pos,
-		}, 0
-	case d.pos < nIDs+uint64(len(d.list.scratch)):
-		e := d.list.scratch[d.pos-nIDs]
-		d.pos++
-		e.Off = d.pos
-		return &e, 0
+	nDots, nIDs := uint64(len(d.dots)), uint64(len(d.list.ids))
+	var e fuse.DirEntry
+	switch pos := d.pos; {
+	case pos < nDots:
+		e = d.dots[pos]
+	case pos < nDots+nIDs:
+		id := d.list.ids[pos-nDots]
+		e = fuse.DirEntry{Name: id + recordExt, Mode: syscall.S_IFREG, Ino: recordIno(d.c.rel, id)}
+	case pos < nDots+nIDs+uint64(len(d.list.scratch)):
+		e = d.list.scratch[pos-nDots-nIDs]
+	default:
+		return nil, 0
 	}
-	return nil, 0
+	d.pos++
+	e.Off = d.pos
+	return &e, 0
+}
+
+// idIndex is the index in list.ids of the entry Readdirent returned last,
+// or -1 if that was no record.
+func (d *collectionDirHandle) idIndex() int {
+	i := int(d.pos) - 1 - len(d.dots)
+	if i < 0 || i >= len(d.list.ids) {
+		return -1
+	}
+	return i
 }
 
 // Lookup describes the entry Readdirent just returned, for READDIRPLUS.
@@ -83,9 +94,9 @@ func (d *collectionDirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, s
 // other entry, or one the kernel asks for out of order, is looked up as
 // usual.
 func (d *collectionDirHandle) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	pos := int(d.pos) - 1
+	pos := d.idIndex()
 	id, ok := recordID(name)
-	if !ok || pos < 0 || pos >= len(d.list.ids) || d.list.ids[pos] != id {
+	if !ok || pos < 0 || d.list.ids[pos] != id {
 		return d.c.Lookup(ctx, name, out)
 	}
 	if d.ahead == nil {
@@ -102,7 +113,7 @@ func (d *collectionDirHandle) Lookup(ctx context.Context, name string, out *fuse
 }
 
 func (d *collectionDirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
-	d.pos = min(off, uint64(len(d.list.ids)+len(d.list.scratch)))
+	d.pos = min(off, uint64(len(d.dots)+len(d.list.ids)+len(d.list.scratch)))
 	d.stopStatAhead()
 	return 0
 }
@@ -120,4 +131,23 @@ func (d *collectionDirHandle) Releasedir(ctx context.Context, releaseFlags uint3
 		d.release()
 		d.release = nil
 	}
+}
+
+// dotEntries are the "." and ".." a listing starts with, as on any file
+// system (ls -a, programs that skip the first two entries); go-fuse does
+// not add them. The root's ".." is the root itself.
+func dotEntries(n *fs.Inode) []fuse.DirEntry {
+	parent := n
+	if _, p := n.Parent(); p != nil {
+		parent = p
+	}
+	return []fuse.DirEntry{
+		{Name: ".", Mode: syscall.S_IFDIR, Ino: n.StableAttr().Ino},
+		{Name: "..", Mode: syscall.S_IFDIR, Ino: parent.StableAttr().Ino},
+	}
+}
+
+// listWithDots is a listing of entries after "." and "..".
+func listWithDots(n *fs.Inode, entries []fuse.DirEntry) fs.DirStream {
+	return fs.NewListDirStream(append(dotEntries(n), entries...))
 }

@@ -55,19 +55,23 @@ func TestCollectionListing(t *testing.T) {
 		t.Errorf("a store without a directory: flags %#x, want none", flags)
 	}
 	names := listAll(t, d)
-	if len(names) != len(ids)+2 {
-		t.Fatalf("listed %d names, want %d", len(names), len(ids)+2)
+	if len(names) != 2+len(ids)+2 {
+		t.Fatalf("listed %d names, want %d", len(names), 2+len(ids)+2)
 	}
-	for i := 1; i < len(ids); i++ {
-		if names[i-1] >= names[i] {
-			t.Fatalf("records not in id order at %d: %s >= %s", i, names[i-1], names[i])
+	if names[0] != "." || names[1] != ".." {
+		t.Errorf("listing starts with %q, want . and ..", names[:2])
+	}
+	records := names[2 : 2+len(ids)]
+	for i := 1; i < len(records); i++ {
+		if records[i-1] >= records[i] {
+			t.Fatalf("records not in id order at %d: %s >= %s", i, records[i-1], records[i])
 		}
 	}
-	if names[len(ids)] != ".x.swp" || names[len(ids)+1] != "4913" {
-		t.Errorf("scratch tail = %v, want [.x.swp 4913]", names[len(ids):])
+	if tail := names[2+len(ids):]; tail[0] != ".x.swp" || tail[1] != "4913" {
+		t.Errorf("scratch tail = %v, want [.x.swp 4913]", tail)
 	}
 
-	for _, off := range []uint64{5, 0, uint64(len(ids)), uint64(len(names))} {
+	for _, off := range []uint64{5, 0, 1, 2, uint64(len(ids)), uint64(len(names))} {
 		if errno := d.Seekdir(context.Background(), off); errno != 0 {
 			t.Fatal(errno)
 		}
@@ -128,8 +132,8 @@ func TestListingKernelCache(t *testing.T) {
 	if f1 != 0 {
 		t.Errorf("first open: flags %#x, want 0 (drops whatever the kernel had)", f1)
 	}
-	if n := len(listAll(t, d1)); n != 40 {
-		t.Fatalf("listed %d, want 40", n)
+	if n := len(listAll(t, d1)); n != 2+40 {
+		t.Fatalf("listed %d, want . and .. and 40 records", n)
 	}
 	d1.Releasedir(context.Background(), 0)
 	d2, f2 := open()
@@ -145,8 +149,8 @@ func TestListingKernelCache(t *testing.T) {
 	if f3 != 0 {
 		t.Errorf("changed listing: flags %#x, want 0", f3)
 	}
-	if n := len(listAll(t, d3)); n != 41 {
-		t.Errorf("changed listing has %d, want 41", n)
+	if n := len(listAll(t, d3)); n != 2+41 {
+		t.Errorf("changed listing has %d, want . and .. and 41 records", n)
 	}
 	if _, f := open(); f != 0 {
 		t.Errorf("open while an old cache filler is open: flags %#x, want 0", f)

@@ -67,7 +67,7 @@ func (l *logNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	for _, p := range l.partitions() {
 		list = append(list, fuse.DirEntry{Name: p, Mode: syscall.S_IFDIR, Ino: dirIno(childRel(l.mount, p))})
 	}
-	return fs.NewListDirStream(list), 0
+	return listWithDots(&l.Inode, list), 0
 }
 
 func (l *logNode) partitionDir(name string) string { return l.dir + "/" + partitionDir + "/" + name }
@@ -129,5 +129,5 @@ func (s *segmentsNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno
 	for i, n := range names {
 		list[i] = fuse.DirEntry{Name: n, Mode: syscall.S_IFREG, Ino: viewIno(childRel(s.mount, n))}
 	}
-	return fs.NewListDirStream(list), 0
+	return listWithDots(&s.Inode, list), 0
 }

@@ -1,11 +1,8 @@
 package fusefs
 
 import (
-	"fmt"
 	"log"
 	"os"
-	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -33,8 +30,11 @@ type Mounted struct {
 	Mountpoint string
 	server     *fuse.Server
 	state      *mountState
-	watcher    *watcher // nil with NoWatch
-	directly   bool     // mounted with mount(2) (root), not fusermount
+	gate       *requestGate
+	watcher    *watcher      // nil with NoWatch
+	directly   bool          // mounted with mount(2) (root), not fusermount
+	served     chan struct{} // closed once the kernel connection is gone
+	connDir    string        // the connection's fusectl directory; "" if unknown
 }
 
 // cacheTimeout is the kernel's entry, attribute and negative cache
@@ -52,12 +52,23 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	direct := os.Geteuid() == 0
 	opts := MountOptions(cfg, logger, direct)
 	root := rootNode(state)
-	server, err := fs.Mount(mountpoint, root, opts)
+	gate := &requestGate{}
+	rawFS := &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path("")}
+	server, err := fuse.NewServer(rawFS, mountpoint, &opts.MountOptions)
 	if err != nil {
 		state.closeAll()
 		return nil, err
 	}
-	mt := &Mounted{Mountpoint: mountpoint, server: server, state: state, directly: direct}
+	mt := &Mounted{Mountpoint: mountpoint, server: server, state: state, gate: gate, directly: direct, served: make(chan struct{})}
+	go func() {
+		server.Serve()
+		close(mt.served)
+	}()
+	if err := server.WaitMount(); err != nil {
+		state.closeAll()
+		return nil, err
+	}
+	mt.connDir = connectionDir(mountpoint)
 	if !cfg.NoWatch {
 		mt.watcher, err = startWatcher(state, root.EmbeddedInode())
 		if err != nil {
@@ -98,7 +109,10 @@ func MountOptions(cfg Config, logger *log.Logger, direct bool) *fs.Options {
 		mo.Options = append(mo.Options, "ro")
 	}
 	opts := &fs.Options{
-		MountOptions:    mo,
+		MountOptions: mo,
+		// The root's inode number is FUSE's root id, as on other FUSE
+		// mounts; 0 (go-fuse's default) reads as "no inode" in a listing.
+		RootStableAttr:  &fs.StableAttr{Ino: fuse.FUSE_ROOT_ID},
 		EntryTimeout:    &timeout,
 		AttrTimeout:     &timeout,
 		NegativeTimeout: &timeout,
@@ -122,48 +136,17 @@ func rootNode(m *mountState) fs.InodeEmbedder {
 	return &rootDir{dirNode: &dirNode{m: m}}
 }
 
-// Wait blocks until the file system is unmounted (by Unmount or from outside).
+// Wait blocks until the file system is unmounted, by Unmount or from
+// outside (umount, fusermount3 -u), and every store is closed (writer
+// markers removed). Every request the kernel sent has been answered then.
 func (mt *Mounted) Wait() {
-	mt.server.Wait()
+	<-mt.served
 	mt.stopWatching()
+	mt.state.closeAll()
 }
 
 func (mt *Mounted) stopWatching() {
 	if mt.watcher != nil {
 		mt.watcher.close()
 	}
-}
-
-// Unmount detaches the mount and closes the stores. When files are still
-// open (EBUSY) it falls back to a lazy unmount: the mount point is free at
-// once, and open descriptors fail once this process exits.
-func (mt *Mounted) Unmount() error {
-	defer mt.state.closeAll()
-	mt.stopWatching()
-	err := mt.server.Unmount()
-	if err == nil {
-		return nil
-	}
-	if lazyErr := mt.lazyUnmount(); lazyErr != nil {
-		return fmt.Errorf("unmount %s: %v; lazy unmount: %w", mt.Mountpoint, err, lazyErr)
-	}
-	return nil
-}
-
-func (mt *Mounted) lazyUnmount() error {
-	if mt.directly {
-		if err := syscall.Unmount(mt.Mountpoint, syscall.MNT_DETACH); err == nil {
-			return nil
-		}
-	}
-	for _, bin := range []string{"fusermount3", "fusermount"} {
-		if path, err := exec.LookPath(bin); err == nil {
-			out, err := exec.Command(path, "-u", "-z", mt.Mountpoint).CombinedOutput()
-			if err != nil {
-				return fmt.Errorf("%s -u -z: %v: %s", bin, err, out)
-			}
-			return nil
-		}
-	}
-	return fmt.Errorf("no fusermount3 for a lazy unmount")
 }

@@ -40,5 +40,5 @@ func (q *queueNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	for i, v := range queueViews {
 		list[i] = fuse.DirEntry{Name: v.name, Mode: syscall.S_IFREG, Ino: viewIno(childRel(q.mount, v.name))}
 	}
-	return fs.NewListDirStream(list), 0
+	return listWithDots(&q.Inode, list), 0
 }

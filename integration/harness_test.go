@@ -92,6 +92,12 @@ func startMount(t *testing.T, root string, flags ...string) *mount {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return startMountAt(t, root, dir, flags...)
+}
+
+// startMountAt mounts root at the existing directory dir, as startMount.
+func startMountAt(t *testing.T, root, dir string, flags ...string) *mount {
+	t.Helper()
 	args := append(append([]string{"mount"}, flags...), root, dir)
 	cmd := exec.Command(storhfsBin, args...)
 	stdout, err := cmd.StdoutPipe()

@@ -47,7 +47,7 @@ const (
 	exitHelperUsage   = 1  // incorrect invocation
 	exitMountFailure  = 32 // the mount did not come up
 	readyLinePrefix   = "storhfs: mounted "
-	helperOptionsHelp = "ro, rw, allow_other, debug, log=FILE and the generic mount options"
+	helperOptionsHelp = "ro, rw, allow_other, debug, log=FILE, nonempty, allow_foreign_root and the generic mount options"
 )
 
 // helperRequest is one parsed helper invocation.
@@ -56,6 +56,8 @@ type helperRequest struct {
 	ReadOnly           bool
 	AllowOther         bool
 	Debug              bool
+	AllowNonEmpty      bool   // nonempty: mount over a mountpoint that holds files
+	AllowForeignRoot   bool   // allow_foreign_root: a SOURCE with files but no collection
 	LogPath            string // where the mount's output goes once it is ready; "" discards it
 	Fake               bool   // mount -f: check the arguments, mount nothing
 }
@@ -151,6 +153,10 @@ func applyMountOptions(req *helperRequest, opts string, sloppy bool) error {
 			req.AllowOther = true
 		case opt == "debug":
 			req.Debug = true
+		case opt == "nonempty":
+			req.AllowNonEmpty = true
+		case opt == "allow_foreign_root":
+			req.AllowForeignRoot = true
 		case name == "log" && hasValue && value != "":
 			req.LogPath = value
 		case sloppy:
@@ -202,6 +208,12 @@ func childMountArgs(req helperRequest) ([]string, error) {
 	}
 	if req.Debug {
 		args = append(args, "--debug")
+	}
+	if req.AllowNonEmpty {
+		args = append(args, "--"+allowNonEmptyFlag)
+	}
+	if req.AllowForeignRoot {
+		args = append(args, "--"+allowForeignRootFlag)
 	}
 	return append(args, abs[1], abs[2]), nil
 }

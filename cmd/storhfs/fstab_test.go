@@ -64,6 +64,8 @@ func TestParseHelperArgs(t *testing.T) {
 			with(func(r *helperRequest) {
 				r.ReadOnly, r.AllowOther, r.Debug, r.LogPath = true, true, true, "/var/log/storhfs.log"
 			}), ""},
+		{"override options of the mount's checks", []string{"/var/storh/app", "/mnt/storh", "-o", "nonempty,allow_foreign_root"},
+			with(func(r *helperRequest) { r.AllowNonEmpty, r.AllowForeignRoot = true, true }), ""},
 		{"util-linux flags", []string{"/var/storh/app", "/mnt/storh", "-n", "-v", "-o", "rw", "-t", "fuse.storhfs"}, base, ""},
 		{"fake", []string{"/var/storh/app", "/mnt/storh", "-f", "-o", "rw"}, with(func(r *helperRequest) { r.Fake = true }), ""},
 		{"two -o lists", []string{"/var/storh/app", "/mnt/storh", "-o", "ro", "-o", "allow_other"}, with(func(r *helperRequest) { r.ReadOnly, r.AllowOther = true, true }), ""},
@@ -111,6 +113,14 @@ func TestChildMountArgs(t *testing.T) {
 	}
 	want := []string{"storhfs", "mount", "--detached-log", filepath.Join(cwd, "x.log"),
 		"--read-only", "--allow-other", "--debug", filepath.Join(cwd, "root"), "/mnt/storh"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("childMountArgs = %q, want %q", got, want)
+	}
+	got, err = childMountArgs(helperRequest{Source: "/r", Mountpoint: "/m", AllowNonEmpty: true, AllowForeignRoot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"storhfs", "mount", "--detached-log", os.DevNull, "--allow-non-empty", "--allow-foreign-root", "/r", "/m"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("childMountArgs = %q, want %q", got, want)
 	}

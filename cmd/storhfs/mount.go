@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -18,7 +19,7 @@ import (
 func mountCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "mount",
-		Usage:     "show every collection under ROOT at MOUNTPOINT (foreground; Ctrl-C or SIGTERM unmounts)",
+		Usage:     "show every collection under ROOT at MOUNTPOINT (foreground; Ctrl-C, SIGTERM or SIGHUP unmounts)",
 		ArgsUsage: "ROOT MOUNTPOINT",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "read-only", Usage: "refuse every change with EROFS"},
@@ -27,6 +28,8 @@ func mountCommand() *cli.Command {
 			// Set by the mount(8) helper (fstab.go) for its detached child.
 			&cli.StringFlag{Name: detachedLogFlag, Hidden: true},
 			&cli.BoolFlag{Name: "no-watch", Usage: "do not watch ROOT for changes made by other processes (they then show up within the 1 s kernel cache timeout)"},
+			&cli.BoolFlag{Name: allowNonEmptyFlag, Usage: "mount over a MOUNTPOINT that holds files (they are hidden until unmounted)"},
+			&cli.BoolFlag{Name: allowForeignRootFlag, Usage: "mount a ROOT that holds files but no storh collection (it shows as an empty folder)"},
 			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes and editor temp files together; beyond it writes fail with ENOSPC"},
 		},
 		Action: runMount,
@@ -45,14 +48,8 @@ func runMount(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	root = storageRoot(root)
-	if err := checkRoot(root); err != nil {
-		return err
-	}
-	if err := checkMountpoint(mountpoint); err != nil {
-		return err
-	}
-	if err := checkDevFuse(); err != nil {
+	catalog, err := checkMountRequest(c, root, mountpoint)
+	if err != nil {
 		return err
 	}
 	mode := "read-write"
@@ -60,7 +57,7 @@ func runMount(c *cli.Context) error {
 		mode = "read-only"
 	}
 	mounted, err := fusefs.Mount(mountpoint, fusefs.Config{
-		Catalog:    &fusefs.DirCatalog{Root: root, Docs: docStores{}},
+		Catalog:    catalog,
 		FsName:     root,
 		ReadOnly:   c.Bool("read-only"),
 		AllowOther: c.Bool("allow-other"),
@@ -72,25 +69,80 @@ func runMount(c *cli.Context) error {
 	if err != nil {
 		return mountError(mountpoint, err)
 	}
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	ready := fmt.Sprintf("%s%s at %s (%s); Ctrl-C unmounts\n", readyLinePrefix, root, mountpoint, mode)
+	return serveMount(mounted, c.String(detachedLogFlag), ready)
+}
+
+// checkMountRequest refuses every mistake it can see before mounting and
+// returns the catalog of the storage root, symlinks resolved.
+//
+// Invariant: ROOT and MOUNTPOINT do not overlap once resolved (neither is
+// the other nor inside it), so the catalog and the watcher, which only
+// look below the resolved ROOT, never stat or read the mountpoint: a
+// mount that serves its own requests hangs for good. (A symlink under
+// ROOT that leads to the mountpoint is the other way there; nothing under
+// ROOT is reached through a symlink.)
+func checkMountRequest(c *cli.Context, root, mountpoint string) (*fusefs.DirCatalog, error) {
+	if err := checkRoot(root); err != nil {
+		return nil, err
+	}
+	if err := checkMountpoint(mountpoint); err != nil {
+		return nil, err
+	}
+	realRoot, realMountpoint, err := resolvePaths(root, mountpoint)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOverlap(root, realRoot, mountpoint, realMountpoint); err != nil {
+		return nil, err
+	}
+	if err := checkMountpointEmpty(mountpoint, c.Bool(allowNonEmptyFlag)); err != nil {
+		return nil, err
+	}
+	catalog := &fusefs.DirCatalog{Root: realRoot, Docs: docStores{}}
+	if err := checkForeignRoot(root, catalog, c.Bool(allowForeignRootFlag)); err != nil {
+		return nil, err
+	}
+	if err := checkDevFuse(); err != nil {
+		return nil, err
+	}
+	return catalog, nil
+}
+
+// serveMount announces the mount and serves it until it is unmounted:
+// by SIGINT, SIGTERM or SIGHUP (a closed terminal, a dropped ssh session),
+// each a clean unmount that answers every writer first (a second signal
+// cuts the wait for open files short), or from outside (umount,
+// fusermount3 -u). Either way every store is closed before it returns.
+func serveMount(mounted *fusefs.Mounted, detachedLog, ready string) error {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
 	unmounted := make(chan struct{})
 	go func() { mounted.Wait(); close(unmounted) }()
-	ready := fmt.Sprintf("%s%s at %s (%s); Ctrl-C unmounts\n", readyLinePrefix, root, mountpoint, mode)
-	if err := announceMounted(c.String(detachedLogFlag), ready); err != nil {
+	if err := announceMounted(detachedLog, ready); err != nil {
 		mounted.Unmount()
 		return err
 	}
 
 	select {
 	case sig := <-signals:
-		if err := mounted.Unmount(); err != nil {
+		hurry, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-signals:
+				cancel()
+			case <-hurry.Done():
+			}
+		}()
+		if err := mounted.Shutdown(hurry, fusefs.DefaultUnmountGrace); err != nil {
 			return err
 		}
-		fmt.Printf("storhfs: unmounted %s (%v)\n", mountpoint, sig)
+		fmt.Printf("storhfs: unmounted %s (%v)\n", mounted.Mountpoint, sig)
 	case <-unmounted:
-		// Unmounted from outside (umount, fusermount3 -u).
-		fmt.Printf("storhfs: %s was unmounted\n", mountpoint)
+		// Unmounted from outside (umount, fusermount3 -u); stores closed.
+		fmt.Printf("storhfs: %s was unmounted\n", mounted.Mountpoint)
 	}
 	return nil
 }

@@ -96,6 +96,7 @@ func testAidCommands() []*cli.Command {
 				})
 			},
 		},
+		closeWriterCommand(),
 	}
 }
 

@@ -1,0 +1,140 @@
+package fusefs
+
+import (
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+)
+
+// mountFS is the raw file system of one mount: go-fuse's node bridge,
+// plus what is answered for the mount as a whole whatever node a request
+// names: STATFS (the backing file system's figures) and the shutdown gate
+// (gate.go) in front of every request that opens or changes something.
+type mountFS struct {
+	fuse.RawFileSystem
+	gate    *requestGate
+	statDir string // the storage root: its file system's figures are the mount's
+}
+
+var _ fuse.RawFileSystem = (*mountFS)(nil)
+
+var shutdownStatus = fuse.Status(errShuttingDown)
+
+// StatFs reports the storage root's file system (df, installers' disk
+// space checks): the mount stores every byte there. The kernel asks with
+// the node of the path given to statfs(2); the answer is the same for all.
+func (f *mountFS) StatFs(cancel <-chan struct{}, in *fuse.InHeader, out *fuse.StatfsOut) fuse.Status {
+	var st unix.Statfs_t
+	if err := unix.Statfs(f.statDir, &st); err != nil {
+		return fuse.ToStatus(err)
+	}
+	out.Blocks, out.Bfree, out.Bavail = st.Blocks, st.Bfree, st.Bavail
+	out.Files, out.Ffree = st.Files, st.Ffree
+	out.Bsize, out.Frsize = uint32(st.Bsize), uint32(st.Frsize)
+	out.NameLen = uint32(st.Namelen)
+	return fuse.OK
+}
+
+// gated runs op when the gate admits a request of kind k.
+func (f *mountFS) gated(k requestKind, op func() fuse.Status) fuse.Status {
+	if !f.gate.enter(k) {
+		return shutdownStatus
+	}
+	defer f.gate.leave()
+	return op()
+}
+
+func (f *mountFS) Open(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
+	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Open(cancel, in, out) })
+}
+
+func (f *mountFS) OpenDir(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
+	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.OpenDir(cancel, in, out) })
+}
+
+func (f *mountFS) Create(cancel <-chan struct{}, in *fuse.CreateIn, name string, out *fuse.CreateOut) fuse.Status {
+	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Create(cancel, in, name, out) })
+}
+
+func (f *mountFS) Tmpfile(cancel <-chan struct{}, in *fuse.CreateIn, out *fuse.CreateOut) fuse.Status {
+	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Tmpfile(cancel, in, out) })
+}
+
+func (f *mountFS) Mknod(cancel <-chan struct{}, in *fuse.MknodIn, name string, out *fuse.EntryOut) fuse.Status {
+	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Mknod(cancel, in, name, out) })
+}
+
+func (f *mountFS) Mkdir(cancel <-chan struct{}, in *fuse.MkdirIn, name string, out *fuse.EntryOut) fuse.Status {
+	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Mkdir(cancel, in, name, out) })
+}
+
+func (f *mountFS) Link(cancel <-chan struct{}, in *fuse.LinkIn, name string, out *fuse.EntryOut) fuse.Status {
+	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Link(cancel, in, name, out) })
+}
+
+func (f *mountFS) Symlink(cancel <-chan struct{}, h *fuse.InHeader, target, name string, out *fuse.EntryOut) fuse.Status {
+	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Symlink(cancel, h, target, name, out) })
+}
+
+func (f *mountFS) Write(cancel <-chan struct{}, in *fuse.WriteIn, data []byte) (n uint32, st fuse.Status) {
+	st = f.gated(finishesWork, func() fuse.Status {
+		n, st = f.RawFileSystem.Write(cancel, in, data)
+		return st
+	})
+	return n, st
+}
+
+func (f *mountFS) Writev(cancel <-chan struct{}, in *fuse.WriteIn, data [][]byte) (n uint32, st fuse.Status) {
+	st = f.gated(finishesWork, func() fuse.Status {
+		n, st = f.RawFileSystem.Writev(cancel, in, data)
+		return st
+	})
+	return n, st
+}
+
+func (f *mountFS) CopyFileRange(cancel <-chan struct{}, in *fuse.CopyFileRangeIn) (n uint32, st fuse.Status) {
+	st = f.gated(finishesWork, func() fuse.Status {
+		n, st = f.RawFileSystem.CopyFileRange(cancel, in)
+		return st
+	})
+	return n, st
+}
+
+func (f *mountFS) Flush(cancel <-chan struct{}, in *fuse.FlushIn) fuse.Status {
+	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.Flush(cancel, in) })
+}
+
+func (f *mountFS) Fsync(cancel <-chan struct{}, in *fuse.FsyncIn) fuse.Status {
+	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.Fsync(cancel, in) })
+}
+
+func (f *mountFS) FsyncDir(cancel <-chan struct{}, in *fuse.FsyncIn) fuse.Status {
+	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.FsyncDir(cancel, in) })
+}
+
+func (f *mountFS) Fallocate(cancel <-chan struct{}, in *fuse.FallocateIn) fuse.Status {
+	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.Fallocate(cancel, in) })
+}
+
+func (f *mountFS) SetAttr(cancel <-chan struct{}, in *fuse.SetAttrIn, out *fuse.AttrOut) fuse.Status {
+	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.SetAttr(cancel, in, out) })
+}
+
+func (f *mountFS) Rename(cancel <-chan struct{}, in *fuse.RenameIn, oldName, newName string) fuse.Status {
+	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.Rename(cancel, in, oldName, newName) })
+}
+
+func (f *mountFS) Unlink(cancel <-chan struct{}, h *fuse.InHeader, name string) fuse.Status {
+	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.Unlink(cancel, h, name) })
+}
+
+func (f *mountFS) Rmdir(cancel <-chan struct{}, h *fuse.InHeader, name string) fuse.Status {
+	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.Rmdir(cancel, h, name) })
+}
+
+func (f *mountFS) SetXAttr(cancel <-chan struct{}, in *fuse.SetXAttrIn, attr string, data []byte) fuse.Status {
+	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.SetXAttr(cancel, in, attr, data) })
+}
+
+func (f *mountFS) RemoveXAttr(cancel <-chan struct{}, h *fuse.InHeader, attr string) fuse.Status {
+	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.RemoveXAttr(cancel, h, attr) })
+}
