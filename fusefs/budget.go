@@ -1,31 +1,53 @@
 package fusefs
 
 import (
+	"io"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
-// DefaultMaxBufferBytes is the memory one mount may hold in write buffers
-// and scratch files together when Config.MaxBufferBytes is 0.
+// DefaultMaxBufferBytes is the memory one mount may hold in write buffers,
+// scratch files and commits together when Config.MaxBufferBytes is 0.
 const DefaultMaxBufferBytes = 512 << 20
 
-// maxFileSize bounds one in-memory file (write buffer or scratch file): the
+// maxFileSize bounds one unsaved file (write buffer or scratch file): the
 // record size cap. Writing past it fails with EFBIG.
 const maxFileSize = 64 << 20
 
-// memBudget is the mount-wide allowance for in-memory file content. Every
-// memBuf charges its capacity here; exceeding the limit fails with ENOSPC.
+// spillThreshold is the largest content a memBuf keeps in memory when its
+// budget has a spill directory; larger content moves to a spillFile.
+const spillThreshold = 1 << 20
+
+// returnThreshold: releasing at least this much memory at once hands the
+// freed heap back to the operating system (see memBudget.release).
+const returnThreshold = 8 << 20
+
+// memBudget is the mount-wide allowance for memory that holds unsaved file
+// content or a commit's working copy. Every in-memory memBuf charges its
+// capacity here, every commit its working memory (commitCost); a charge
+// that would exceed the limit fails with ENOSPC. Content spilled to a file
+// (spillDir) is not memory and is not charged: the disk bounds it.
 type memBudget struct {
-	mu    sync.Mutex
-	limit int64
-	used  int64
+	spillDir string // "" keeps all content in memory
+
+	mu        sync.Mutex
+	committed *sync.Cond // broadcast when a commit's reservation ends
+	limit     int64
+	used      int64 // in-memory buffers plus commit reservations
+	commits   int   // commits holding a reservation
+
+	returning atomic.Bool // a return of freed memory to the OS is queued
 }
 
-func newMemBudget(limit int64) *memBudget {
+func newMemBudget(limit int64, spillDir string) *memBudget {
 	if limit <= 0 {
 		limit = DefaultMaxBufferBytes
 	}
-	return &memBudget{limit: limit}
+	b := &memBudget{limit: limit, spillDir: spillDir}
+	b.committed = sync.NewCond(&b.mu)
+	return b
 }
 
 // adjust charges delta bytes (negative releases); it refuses a charge that
@@ -46,12 +68,84 @@ func (b *memBudget) inUse() int64 {
 	return b.used
 }
 
-// memBuf is file content held in memory, its capacity charged to a budget.
+// reserveCommit charges a commit's working memory, waiting while other
+// commits hold what it needs. It fails with ENOSPC when the charge does not
+// fit even with no other commit running. Waiters hold no reservation, and
+// reservations end without waiting on a reservation, so this cannot
+// deadlock; lock order: file mutex, reserveCommit, collection commitMu.
+func (b *memBudget) reserveCommit(cost int64) syscall.Errno {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.used+cost > b.limit {
+		if b.commits == 0 {
+			return syscall.ENOSPC
+		}
+		b.committed.Wait()
+	}
+	b.used += cost
+	b.commits++
+	return 0
+}
+
+func (b *memBudget) endCommit(cost int64) {
+	b.mu.Lock()
+	b.used -= cost
+	b.commits--
+	b.committed.Broadcast()
+	b.mu.Unlock()
+	b.released(cost)
+}
+
+// released notes that n bytes of heap became garbage. After a large
+// release the Go runtime is asked, in the background, to collect and hand
+// the memory back to the OS at once: without that, the garbage of an idle
+// mount stays resident until the next periodic collection and scavenge.
+func (b *memBudget) released(n int64) {
+	if n < returnThreshold || !b.returning.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		b.returning.Store(false)
+		debug.FreeOSMemory()
+	}()
+}
+
+// commitCost is the working memory of committing size bytes: the store's
+// copy of the content plus its parsed form (measured: PutRaw of a 60 MiB
+// string-valued record allocates 120 MiB), plus the content read back from
+// a spill file. Records made of many small values parse to much more (see
+// the README); that is not charged.
+func commitCost(size int64, spilled bool) int64 {
+	cost := 2 * size
+	if spilled {
+		cost += size
+	}
+	return cost
+}
+
+// memBuf is unsaved file content: in memory (data, its capacity charged to
+// budget) up to spillThreshold, beyond that in a spillFile (file, data nil).
 // Not safe for concurrent use: its owner's mutex guards it.
 type memBuf struct {
 	budget  *memBudget
-	data    []byte
-	charged int64 // == cap(data) once set through this type
+	data    []byte     // the content while file is nil
+	charged int64      // == cap(data) once set through this type
+	file    *spillFile // the content once spilled
+}
+
+func (m *memBuf) size() int {
+	if m.file != nil {
+		return int(m.file.size)
+	}
+	return len(m.data)
+}
+
+// readAt fills dest from off and returns the filled part.
+func (m *memBuf) readAt(dest []byte, off int64) ([]byte, syscall.Errno) {
+	if m.file != nil {
+		return m.file.readAt(dest, off)
+	}
+	return sliceAt(m.data, dest, off), 0
 }
 
 // writeAt writes p at off, zero-filling a gap.
@@ -60,10 +154,13 @@ func (m *memBuf) writeAt(p []byte, off int64) syscall.Errno {
 	if off < 0 || end > maxFileSize {
 		return syscall.EFBIG
 	}
-	if end > int64(len(m.data)) {
+	if m.file == nil && end > int64(len(m.data)) {
 		if errno := m.resize(int(end)); errno != 0 {
 			return errno
 		}
+	}
+	if m.file != nil {
+		return m.file.writeAt(p, off)
 	}
 	copy(m.data[off:], p)
 	return 0
@@ -74,11 +171,28 @@ func (m *memBuf) resize(size int) syscall.Errno {
 	if size < 0 || size > maxFileSize {
 		return syscall.EFBIG
 	}
+	if m.file != nil {
+		if size == 0 {
+			m.file.close()
+			m.file = nil
+			return 0
+		}
+		return m.file.truncate(int64(size))
+	}
 	if size <= cap(m.data) {
 		m.data = resize(m.data, size)
 		return 0
 	}
+	if size > spillThreshold && m.budget.spillDir != "" {
+		if errno := m.spill(); errno != 0 {
+			return errno
+		}
+		return m.file.truncate(int64(size))
+	}
 	newCap := min(max(size, 2*cap(m.data)), maxFileSize)
+	if m.budget.spillDir != "" {
+		newCap = min(newCap, spillThreshold)
+	}
 	if errno := m.budget.adjust(int64(newCap) - m.charged); errno != 0 {
 		return errno
 	}
@@ -88,16 +202,96 @@ func (m *memBuf) resize(size int) syscall.Errno {
 	return 0
 }
 
+// spill moves the in-memory content to a new spill file.
+func (m *memBuf) spill() syscall.Errno {
+	f, errno := createSpillFile(m.budget.spillDir)
+	if errno != 0 {
+		return errno
+	}
+	if errno := f.writeAt(m.data, 0); errno != 0 {
+		f.close()
+		return errno
+	}
+	m.freeMemory()
+	m.file = f
+	return 0
+}
+
 // set replaces the content with a copy of p.
 func (m *memBuf) set(p []byte) syscall.Errno {
-	m.data = m.data[:0]
+	if errno := m.resize(0); errno != 0 {
+		return errno
+	}
 	return m.writeAt(p, 0)
+}
+
+// setFrom replaces the content with what r holds (at most maxFileSize
+// bytes, else EFBIG), copied in pieces so a large file is never whole in
+// memory outside the buffer.
+func (m *memBuf) setFrom(r io.Reader) syscall.Errno {
+	if errno := m.resize(0); errno != 0 {
+		return errno
+	}
+	piece := make([]byte, 256<<10)
+	var off int64
+	for {
+		n, err := io.ReadFull(r, piece)
+		if n > 0 {
+			if errno := m.writeAt(piece[:n], off); errno != 0 {
+				return errno
+			}
+			off += int64(n)
+		}
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return 0
+		case err != nil:
+			return errnoOf(err, syscall.EIO)
+		}
+	}
+}
+
+// bytes returns a copy of the content.
+func (m *memBuf) bytes() ([]byte, syscall.Errno) {
+	if m.file != nil {
+		return m.file.readAll()
+	}
+	return append([]byte(nil), m.data...), 0
+}
+
+// commit calls store with the whole content in memory, its working memory
+// (commitCost) charged to the budget for the call: content read back from
+// a spill file is dropped afterwards. store must not keep the slice.
+func (m *memBuf) commit(store func(content []byte) syscall.Errno) syscall.Errno {
+	cost := commitCost(int64(m.size()), m.file != nil)
+	if errno := m.budget.reserveCommit(cost); errno != 0 {
+		return errno
+	}
+	defer m.budget.endCommit(cost)
+	if m.file == nil {
+		return store(m.data)
+	}
+	content, errno := m.file.readAll()
+	if errno != 0 {
+		return errno
+	}
+	return store(content)
 }
 
 // free drops the content and returns its memory to the budget.
 func (m *memBuf) free() {
-	m.budget.adjust(-m.charged)
+	m.freeMemory()
+	if m.file != nil {
+		m.file.close()
+		m.file = nil
+	}
+}
+
+func (m *memBuf) freeMemory() {
+	charged := m.charged
+	m.budget.adjust(-charged)
 	m.data, m.charged = nil, 0
+	m.budget.released(charged)
 }
 
 // sliceAt copies buf[off:] into dest and returns the filled part.

@@ -339,12 +339,15 @@ func (c *collectionNode) promoteScratch(s RecordStore, sf *scratchFile, id strin
 	if sf.setTimes {
 		times = &fileTimes{atime: sf.atime, mtime: sf.mtime}
 	}
-	c.commitMu.Lock()
-	defer c.commitMu.Unlock()
-	if noReplace && c.hasWriters(id) {
-		return syscall.EEXIST // a new record being written under that name
-	}
-	if errno := c.putLocked(s, id, sf.data.data, times, noReplace); errno != 0 {
+	errno := sf.data.commit(func(content []byte) syscall.Errno {
+		c.commitMu.Lock()
+		defer c.commitMu.Unlock()
+		if noReplace && c.hasWriters(id) {
+			return syscall.EEXIST // a new record being written under that name
+		}
+		return c.putLocked(s, id, content, times, noReplace)
+	})
+	if errno != 0 {
 		return errno
 	}
 	sf.promoted = id
@@ -551,14 +554,15 @@ func (c *collectionNode) createdWriter(id string) *writeHandle {
 }
 
 // shownBuffer returns the content a reader of id sees while the store has
-// no such record: a pending or created writer's buffer.
-func (c *collectionNode) shownBuffer(id string) ([]byte, bool) {
+// no such record: a copy of a pending or created writer's buffer.
+func (c *collectionNode) shownBuffer(id string) ([]byte, bool, syscall.Errno) {
 	for _, h := range c.openWriters(id) {
 		if _, pending, created := h.shown(); pending || created {
-			return h.contents(), true
+			content, errno := h.contents()
+			return content, true, errno
 		}
 	}
-	return nil, false
+	return nil, false, 0
 }
 
 // openWriters returns the open write handles of id.

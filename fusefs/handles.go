@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	iofs "io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -51,18 +52,21 @@ var (
 )
 
 // load reads the stored record into buf once (a new record starts empty).
-func (h *writeHandle) load() syscall.Errno {
+func (h *writeHandle) load() (errno syscall.Errno) {
 	if h.loaded {
 		return 0
 	}
-	content, errno := readAll(h.store, h.id)
-	if errno == syscall.ENOENT {
-		content, errno = nil, 0
+	f, err := h.store.OpenRecord(h.id)
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		errno = h.buf.set(nil)
+	case err != nil:
+		errno = errnoOf(err, syscall.EIO)
+	default:
+		errno = h.buf.setFrom(f)
+		f.Close()
 	}
 	if errno != 0 {
-		return errno
-	}
-	if errno := h.buf.set(content); errno != 0 {
 		return errno
 	}
 	h.loaded = true
@@ -75,7 +79,11 @@ func (h *writeHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Re
 	if errno := h.load(); errno != 0 {
 		return nil, errno
 	}
-	return fuse.ReadResultData(sliceAt(h.buf.data, dest, off)), 0
+	data, errno := h.buf.readAt(dest, off)
+	if errno != 0 {
+		return nil, errno
+	}
+	return fuse.ReadResultData(data), 0
 }
 
 func (h *writeHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
@@ -95,7 +103,10 @@ func (h *writeHandle) truncate(size int) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if size == 0 {
-		h.buf.data, h.loaded = h.buf.data[:0], true
+		if errno := h.buf.resize(0); errno != 0 {
+			return errno
+		}
+		h.loaded = true
 	} else {
 		if errno := h.load(); errno != 0 {
 			return errno
@@ -130,13 +141,13 @@ func (h *writeHandle) unstoredNew() bool { return h.created && !h.stored }
 func (h *writeHandle) shown() (size int, pending, created bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.buf.data), h.dirty && !h.failed, h.unstoredNew()
+	return h.buf.size(), h.dirty && !h.failed, h.unstoredNew()
 }
 
-func (h *writeHandle) contents() []byte {
+func (h *writeHandle) contents() ([]byte, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]byte(nil), h.buf.data...)
+	return h.buf.bytes()
 }
 
 // Flush commits; its error is what close(2) returns.
@@ -187,7 +198,9 @@ func (h *writeHandle) commitBuffer() (errno syscall.Errno, attempted bool) {
 	if errno := h.load(); errno != 0 {
 		return errno, false
 	}
-	errno = h.c.commitWriter(h, h.buf.data, h.times, h.exclusive && !h.stored)
+	errno = h.buf.commit(func(content []byte) syscall.Errno {
+		return h.c.commitWriter(h, content, h.times, h.exclusive && !h.stored)
+	})
 	if errno != 0 {
 		h.failed = true
 		return errno, true

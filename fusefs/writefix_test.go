@@ -329,10 +329,10 @@ func TestOpenTruncLeavesOtherWritersAlone(t *testing.T) {
 	h1 := c.openWriter(idA, s, false)
 	write(t, h1, recordOf(idA, "1"), 0)
 	h2 := c.openWriter(idA, s, true)
-	if got := string(h1.contents()); got != recordOf(idA, "1") {
+	if got := contentsOf(t, h1); got != recordOf(idA, "1") {
 		t.Errorf("first writer's buffer = %q after another open(O_TRUNC)", got)
 	}
-	if got := string(h2.contents()); got != "" {
+	if got := contentsOf(t, h2); got != "" {
 		t.Errorf("O_TRUNC writer's buffer = %q", got)
 	}
 	// truncate(2) by path (no handle) applies to every open buffer.
@@ -342,7 +342,7 @@ func TestOpenTruncLeavesOtherWritersAlone(t *testing.T) {
 	if errno := c.setRecordAttr(idA, nil, &in, &out); errno != 0 {
 		t.Fatal(errno)
 	}
-	if got := string(h1.contents()); got != "" {
+	if got := contentsOf(t, h1); got != "" {
 		t.Errorf("truncate by path left %q", got)
 	}
 }
@@ -454,4 +454,13 @@ func TestSlowOpenDoesNotBlockOtherCollections(t *testing.T) {
 	if _, err := m.store("slow"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func contentsOf(t *testing.T, h *writeHandle) string {
+	t.Helper()
+	content, errno := h.contents()
+	if errno != 0 {
+		t.Fatalf("contents: %v", errno)
+	}
+	return string(content)
 }

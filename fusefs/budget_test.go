@@ -1,0 +1,166 @@
+package fusefs
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMemBufModel drives a memBuf with random writes (past EOF too),
+// resizes and reads across the spill threshold, checking every read and
+// size against a plain slice, and the budget charge against the content's
+// place (memory or spill file).
+func TestMemBufModel(t *testing.T) {
+	for _, spillDir := range []string{"", t.TempDir()} {
+		seed := uint64(time.Now().UnixNano())
+		rng := rand.New(rand.NewPCG(seed, 1))
+		budget := newMemBudget(maxFileSize*2, spillDir)
+		m := memBuf{budget: budget}
+		var model []byte
+		maxOff := 3 * spillThreshold
+		for op := range 1500 {
+			switch rng.IntN(4) {
+			case 0, 1:
+				p := make([]byte, 1+rng.IntN(64<<10))
+				for i := range p {
+					p[i] = byte(rng.Uint32())
+				}
+				off := rng.IntN(maxOff)
+				if errno := m.writeAt(p, int64(off)); errno != 0 {
+					t.Fatalf("seed %d op %d: writeAt(%d, %d): %v", seed, op, len(p), off, errno)
+				}
+				if end := off + len(p); end > len(model) {
+					model = append(model, make([]byte, end-len(model))...)
+				}
+				copy(model[off:], p)
+			case 2:
+				size := rng.IntN(maxOff)
+				if rng.IntN(8) == 0 {
+					size = 0
+				}
+				if errno := m.resize(size); errno != 0 {
+					t.Fatalf("seed %d op %d: resize(%d): %v", seed, op, size, errno)
+				}
+				if size <= len(model) {
+					model = model[:size]
+				} else {
+					model = append(model, make([]byte, size-len(model))...)
+				}
+			case 3:
+				off := rng.IntN(maxOff + 10)
+				dest := make([]byte, rng.IntN(256<<10))
+				got, errno := m.readAt(dest, int64(off))
+				if errno != 0 {
+					t.Fatalf("seed %d op %d: readAt: %v", seed, op, errno)
+				}
+				want := sliceAt(model, make([]byte, len(dest)), int64(off))
+				if !bytes.Equal(got, want) {
+					t.Fatalf("seed %d op %d: readAt(%d, %d) differs from the model", seed, op, len(dest), off)
+				}
+			}
+			if m.size() != len(model) {
+				t.Fatalf("seed %d op %d: size %d, model %d", seed, op, m.size(), len(model))
+			}
+			if spillDir != "" && m.file == nil && budget.inUse() > spillThreshold {
+				t.Fatalf("seed %d op %d: %d bytes in memory, above the spill threshold", seed, op, budget.inUse())
+			}
+		}
+		all, errno := m.bytes()
+		if errno != 0 || !bytes.Equal(all, model) {
+			t.Fatalf("seed %d: bytes() differs from the model (%v)", seed, errno)
+		}
+		m.free()
+		if used := budget.inUse(); used != 0 {
+			t.Errorf("%d bytes charged after free", used)
+		}
+	}
+}
+
+// A large buffer spills to a file: the budget then holds no memory for
+// it, so many large unsaved files fit in a small budget.
+func TestMemBufSpillsLargeContent(t *testing.T) {
+	budget := newMemBudget(4<<20, t.TempDir())
+	bufs := make([]memBuf, 4)
+	for i := range bufs {
+		bufs[i].budget = budget
+		if errno := bufs[i].writeAt(make([]byte, 3<<20), 0); errno != 0 {
+			t.Fatalf("buffer %d: %v", i, errno)
+		}
+		if bufs[i].file == nil {
+			t.Fatalf("buffer %d of 3 MiB kept in memory", i)
+		}
+	}
+	if used := budget.inUse(); used != 0 {
+		t.Errorf("spilled buffers charge %d bytes of memory", used)
+	}
+	for i := range bufs {
+		bufs[i].free()
+	}
+}
+
+// A commit charges its working memory: one that can never fit fails with
+// ENOSPC, one that fits once another commit ends waits for it.
+func TestCommitReservation(t *testing.T) {
+	budget := newMemBudget(8<<20, t.TempDir())
+	big := memBuf{budget: budget}
+	if errno := big.writeAt(make([]byte, 3<<20), 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	called := false
+	if errno := big.commit(func([]byte) syscall.Errno { called = true; return 0 }); errno != syscall.ENOSPC || called {
+		t.Errorf("commit needing %d of %d bytes = %v (store called: %v), want ENOSPC", commitCost(3<<20, true), 8<<20, errno, called)
+	}
+
+	small := memBuf{budget: budget}
+	if errno := small.writeAt(make([]byte, 2<<20), 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	first := make(chan syscall.Errno)
+	go func() {
+		first <- small.commit(func(content []byte) syscall.Errno {
+			close(entered)
+			<-release
+			return 0
+		})
+	}()
+	<-entered
+	other := memBuf{budget: budget}
+	if errno := other.writeAt(make([]byte, 2<<20), 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	second := make(chan syscall.Errno)
+	go func() {
+		second <- other.commit(func(content []byte) syscall.Errno {
+			if len(content) != 2<<20 {
+				t.Errorf("second commit got %d bytes", len(content))
+			}
+			return 0
+		})
+	}()
+	select {
+	case errno := <-second:
+		t.Fatalf("second commit ran beside the first (%v): together they exceed the budget", errno)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	if errno := <-first; errno != 0 {
+		t.Fatal(errno)
+	}
+	select {
+	case errno := <-second:
+		if errno != 0 {
+			t.Fatalf("second commit after the first ended: %v", errno)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("second commit still waiting after the first ended")
+	}
+	big.free()
+	small.free()
+	other.free()
+	if used := budget.inUse(); used != 0 {
+		t.Errorf("%d bytes charged after everything ended", used)
+	}
+}
