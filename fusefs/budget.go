@@ -24,11 +24,29 @@ const spillThreshold = 1 << 20
 // freed heap back to the operating system (see memBudget.release).
 const returnThreshold = 8 << 20
 
+// memorySlack is what a mount process may hold beyond its budget: the Go
+// runtime, caches, and commits of in-memory content.
+const memorySlack = 64 << 20
+
+// SoftMemoryLimit is the Go runtime memory limit (debug.SetMemoryLimit) for
+// a process serving one mount with budget maxBufferBytes (0: the default):
+// the collector then runs before garbage takes the process past it.
+func SoftMemoryLimit(maxBufferBytes int64) int64 {
+	if maxBufferBytes <= 0 {
+		maxBufferBytes = DefaultMaxBufferBytes
+	}
+	return maxBufferBytes + memorySlack
+}
+
 // memBudget is the mount-wide allowance for memory that holds unsaved file
 // content or a commit's working copy. Every in-memory memBuf charges its
-// capacity here, every commit its working memory (commitCost); a charge
-// that would exceed the limit fails with ENOSPC. Content spilled to a file
-// (spillDir) is not memory and is not charged: the disk bounds it.
+// capacity here, every commit of spilled content its working memory
+// (commitCost); a charge that would exceed the limit fails with ENOSPC,
+// and so does growing a file past what could be committed within the
+// limit (committable). Content spilled to a file (spillDir) is not memory
+// and is not charged: the disk bounds it. The working memory of committing
+// in-memory content (at most 2*spillThreshold, one commit per collection
+// at a time) is not charged either: it is part of the mount's slack.
 type memBudget struct {
 	spillDir string // "" keeps all content in memory
 
@@ -110,18 +128,12 @@ func (b *memBudget) released(n int64) {
 	}()
 }
 
-// commitCost is the working memory of committing size bytes: the store's
-// copy of the content plus its parsed form (measured: PutRaw of a 60 MiB
-// string-valued record allocates 120 MiB), plus the content read back from
-// a spill file. Records made of many small values parse to much more (see
-// the README); that is not charged.
-func commitCost(size int64, spilled bool) int64 {
-	cost := 2 * size
-	if spilled {
-		cost += size
-	}
-	return cost
-}
+// commitCost is the working memory of committing size bytes of spilled
+// content: the content read back from the spill file, the store's copy and
+// its parsed form (measured: PutRaw of a 60 MiB string-valued record
+// allocates 120 MiB). Records made of many small values parse to much
+// more; that is not charged (see the report of issue 17).
+func commitCost(size int64) int64 { return 3 * size }
 
 // memBuf is unsaved file content: in memory (data, its capacity charged to
 // budget) up to spillThreshold, beyond that in a spillFile (file, data nil).
@@ -154,8 +166,12 @@ func (m *memBuf) writeAt(p []byte, off int64) syscall.Errno {
 	if off < 0 || end > maxFileSize {
 		return syscall.EFBIG
 	}
-	if m.file == nil && end > int64(len(m.data)) {
-		if errno := m.resize(int(end)); errno != 0 {
+	if end > int64(m.size()) {
+		if m.file != nil {
+			if errno := m.committable(end); errno != 0 {
+				return errno
+			}
+		} else if errno := m.resize(int(end)); errno != 0 {
 			return errno
 		}
 	}
@@ -166,10 +182,26 @@ func (m *memBuf) writeAt(p []byte, off int64) syscall.Errno {
 	return 0
 }
 
+// committable refuses growing the content to size when committing that
+// much could never fit in the budget: the writer learns it at write(2),
+// not after writing it all, at close(2).
+func (m *memBuf) committable(size int64) syscall.Errno {
+	spilled := m.budget.spillDir != "" && size > spillThreshold
+	if spilled && commitCost(size) > m.budget.limit {
+		return syscall.ENOSPC
+	}
+	return 0
+}
+
 // resize cuts the content or extends it with zero bytes.
 func (m *memBuf) resize(size int) syscall.Errno {
 	if size < 0 || size > maxFileSize {
 		return syscall.EFBIG
+	}
+	if size > m.size() {
+		if errno := m.committable(int64(size)); errno != 0 {
+			return errno
+		}
 	}
 	if m.file != nil {
 		if size == 0 {
@@ -259,18 +291,18 @@ func (m *memBuf) bytes() ([]byte, syscall.Errno) {
 	return append([]byte(nil), m.data...), 0
 }
 
-// commit calls store with the whole content in memory, its working memory
-// (commitCost) charged to the budget for the call: content read back from
-// a spill file is dropped afterwards. store must not keep the slice.
+// commit calls store with the whole content in memory. Spilled content is
+// read back for the call, its working memory (commitCost) charged to the
+// budget meanwhile. store must not keep the slice.
 func (m *memBuf) commit(store func(content []byte) syscall.Errno) syscall.Errno {
-	cost := commitCost(int64(m.size()), m.file != nil)
+	if m.file == nil {
+		return store(m.data)
+	}
+	cost := commitCost(m.file.size)
 	if errno := m.budget.reserveCommit(cost); errno != 0 {
 		return errno
 	}
 	defer m.budget.endCommit(cost)
-	if m.file == nil {
-		return store(m.data)
-	}
 	content, errno := m.file.readAll()
 	if errno != 0 {
 		return errno

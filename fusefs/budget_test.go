@@ -79,9 +79,10 @@ func TestMemBufModel(t *testing.T) {
 }
 
 // A large buffer spills to a file: the budget then holds no memory for
-// it, so many large unsaved files fit in a small budget.
+// it, so many large unsaved files fit in a small budget; growing one past
+// what could ever be committed within the budget fails at the write.
 func TestMemBufSpillsLargeContent(t *testing.T) {
-	budget := newMemBudget(4<<20, t.TempDir())
+	budget := newMemBudget(16<<20, t.TempDir())
 	bufs := make([]memBuf, 4)
 	for i := range bufs {
 		bufs[i].budget = budget
@@ -95,45 +96,59 @@ func TestMemBufSpillsLargeContent(t *testing.T) {
 	if used := budget.inUse(); used != 0 {
 		t.Errorf("spilled buffers charge %d bytes of memory", used)
 	}
+	if errno := bufs[0].writeAt([]byte("x"), 6<<20); errno != syscall.ENOSPC {
+		t.Errorf("growing to a size whose commit needs %d of %d bytes = %v, want ENOSPC", commitCost(6<<20), 16<<20, errno)
+	}
+	if errno := bufs[0].resize(6 << 20); errno != syscall.ENOSPC {
+		t.Errorf("truncating up past the committable size = %v, want ENOSPC", errno)
+	}
 	for i := range bufs {
 		bufs[i].free()
 	}
 }
 
-// A commit charges its working memory: one that can never fit fails with
-// ENOSPC, one that fits once another commit ends waits for it.
+// A commit of spilled content charges its working memory: it fails with
+// ENOSPC when in-memory buffers leave too little, and waits while another
+// commit holds what it needs.
 func TestCommitReservation(t *testing.T) {
 	budget := newMemBudget(8<<20, t.TempDir())
-	big := memBuf{budget: budget}
-	if errno := big.writeAt(make([]byte, 3<<20), 0); errno != 0 {
-		t.Fatal(errno)
+	spilled := func() *memBuf {
+		m := &memBuf{budget: budget}
+		if errno := m.writeAt(make([]byte, 2<<20), 0); errno != 0 {
+			t.Fatal(errno)
+		}
+		return m
 	}
+	small := make([]memBuf, 3)
+	for i := range small {
+		small[i].budget = budget
+		if errno := small[i].writeAt(make([]byte, spillThreshold), 0); errno != 0 {
+			t.Fatal(errno)
+		}
+	}
+	first := spilled()
 	called := false
-	if errno := big.commit(func([]byte) syscall.Errno { called = true; return 0 }); errno != syscall.ENOSPC || called {
-		t.Errorf("commit needing %d of %d bytes = %v (store called: %v), want ENOSPC", commitCost(3<<20, true), 8<<20, errno, called)
+	if errno := first.commit(func([]byte) syscall.Errno { called = true; return 0 }); errno != syscall.ENOSPC || called {
+		t.Errorf("commit needing %d bytes beside %d in memory = %v (store called: %v), want ENOSPC", commitCost(2<<20), budget.inUse(), errno, called)
+	}
+	for i := range small {
+		small[i].free()
 	}
 
-	small := memBuf{budget: budget}
-	if errno := small.writeAt(make([]byte, 2<<20), 0); errno != 0 {
-		t.Fatal(errno)
-	}
 	entered, release := make(chan struct{}), make(chan struct{})
-	first := make(chan syscall.Errno)
+	firstDone := make(chan syscall.Errno)
 	go func() {
-		first <- small.commit(func(content []byte) syscall.Errno {
+		firstDone <- first.commit(func(content []byte) syscall.Errno {
 			close(entered)
 			<-release
 			return 0
 		})
 	}()
 	<-entered
-	other := memBuf{budget: budget}
-	if errno := other.writeAt(make([]byte, 2<<20), 0); errno != 0 {
-		t.Fatal(errno)
-	}
-	second := make(chan syscall.Errno)
+	second := spilled()
+	secondDone := make(chan syscall.Errno)
 	go func() {
-		second <- other.commit(func(content []byte) syscall.Errno {
+		secondDone <- second.commit(func(content []byte) syscall.Errno {
 			if len(content) != 2<<20 {
 				t.Errorf("second commit got %d bytes", len(content))
 			}
@@ -141,25 +156,24 @@ func TestCommitReservation(t *testing.T) {
 		})
 	}()
 	select {
-	case errno := <-second:
+	case errno := <-secondDone:
 		t.Fatalf("second commit ran beside the first (%v): together they exceed the budget", errno)
 	case <-time.After(100 * time.Millisecond):
 	}
 	close(release)
-	if errno := <-first; errno != 0 {
+	if errno := <-firstDone; errno != 0 {
 		t.Fatal(errno)
 	}
 	select {
-	case errno := <-second:
+	case errno := <-secondDone:
 		if errno != 0 {
 			t.Fatalf("second commit after the first ended: %v", errno)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("second commit still waiting after the first ended")
 	}
-	big.free()
-	small.free()
-	other.free()
+	first.free()
+	second.free()
 	if used := budget.inUse(); used != 0 {
 		t.Errorf("%d bytes charged after everything ended", used)
 	}

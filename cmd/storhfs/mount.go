@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -58,6 +59,8 @@ func runMount(c *cli.Context) error {
 	if c.Bool("read-only") {
 		mode = "read-only"
 	}
+	// This process serves one mount: its garbage must not outgrow the budget.
+	debug.SetMemoryLimit(fusefs.SoftMemoryLimit(c.Int64("max-buffer-mb") << 20))
 	mounted, err := fusefs.Mount(mountpoint, fusefs.Config{
 		Catalog:    &fusefs.DirCatalog{Root: root, Docs: docStores{}},
 		FsName:     root,
