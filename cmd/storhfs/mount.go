@@ -28,7 +28,7 @@ func mountCommand() *cli.Command {
 			// Set by the mount(8) helper (fstab.go) for its detached child.
 			&cli.StringFlag{Name: detachedLogFlag, Hidden: true},
 			&cli.BoolFlag{Name: "no-watch", Usage: "do not watch ROOT for changes made by other processes (they then show up within the 1 s kernel cache timeout)"},
-			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes and editor temp files together; beyond it writes fail with ENOSPC"},
+			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes, editor temp files and commits together (larger files wait on ROOT's disk); beyond it writes fail with ENOSPC"},
 		},
 		Action: runMount,
 	}
