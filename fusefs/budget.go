@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"io"
+	"log"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -25,7 +26,7 @@ const spillThreshold = 1 << 20
 const returnThreshold = 8 << 20
 
 // memorySlack is what a mount process may hold beyond its budget: the Go
-// runtime, caches, and commits of in-memory content.
+// runtime, caches, request buffers and garbage.
 const memorySlack = 64 << 20
 
 // SoftMemoryLimit is the Go runtime memory limit (debug.SetMemoryLimit) for
@@ -40,15 +41,14 @@ func SoftMemoryLimit(maxBufferBytes int64) int64 {
 
 // memBudget is the mount-wide allowance for memory that holds unsaved file
 // content or a commit's working copy. Every in-memory memBuf charges its
-// capacity here, every commit of spilled content its working memory
-// (commitCost); a charge that would exceed the limit fails with ENOSPC,
+// capacity here, every commit its estimated working memory (memBuf.commit,
+// commitcost.go); a charge that would exceed the limit fails with ENOSPC,
 // and so does growing a file past what could be committed within the
 // limit (committable). Content spilled to a file (spillDir) is not memory
-// and is not charged: the disk bounds it. The working memory of committing
-// in-memory content (at most 2*spillThreshold, one commit per collection
-// at a time) is not charged either: it is part of the mount's slack.
+// and is not charged: the disk bounds it.
 type memBudget struct {
-	spillDir string // "" keeps all content in memory
+	spillDir string      // "" keeps all content in memory
+	log      *log.Logger // commits refused for their size
 
 	mu        sync.Mutex
 	committed *sync.Cond // broadcast when a commit's reservation ends
@@ -59,11 +59,11 @@ type memBudget struct {
 	returning atomic.Bool // a return of freed memory to the OS is queued
 }
 
-func newMemBudget(limit int64, spillDir string) *memBudget {
+func newMemBudget(limit int64, spillDir string, logger *log.Logger) *memBudget {
 	if limit <= 0 {
 		limit = DefaultMaxBufferBytes
 	}
-	b := &memBudget{limit: limit, spillDir: spillDir}
+	b := &memBudget{limit: limit, spillDir: spillDir, log: logger}
 	b.committed = sync.NewCond(&b.mu)
 	return b
 }
@@ -128,12 +128,15 @@ func (b *memBudget) released(n int64) {
 	}()
 }
 
-// commitCost is the working memory of committing size bytes of spilled
-// content: the content read back from the spill file, the store's copy and
-// its parsed form (measured: PutRaw of a 60 MiB string-valued record
-// allocates 120 MiB). Records made of many small values parse to much
-// more; that is not charged (see the report of issue 17).
-func commitCost(size int64) int64 { return 3 * size }
+// minCommitCost is the least working memory of committing size bytes:
+// the copies (commitcost.go) and, for spilled content, the read-back copy.
+func minCommitCost(size int64, spilled bool) int64 {
+	cost := costCopies * size
+	if spilled {
+		cost += size
+	}
+	return cost
+}
 
 // memBuf is unsaved file content: in memory (data, its capacity charged to
 // budget) up to spillThreshold, beyond that in a spillFile (file, data nil).
@@ -182,12 +185,13 @@ func (m *memBuf) writeAt(p []byte, off int64) syscall.Errno {
 	return 0
 }
 
-// committable refuses growing the content to size when committing that
-// much could never fit in the budget: the writer learns it at write(2),
-// not after writing it all, at close(2).
+// committable refuses growing spilled content to size when committing
+// that much could never fit in the budget: the writer learns it at
+// write(2), not after writing it all, at close(2). (In-memory content is
+// small; its commit is charged at close.)
 func (m *memBuf) committable(size int64) syscall.Errno {
 	spilled := m.budget.spillDir != "" && size > spillThreshold
-	if spilled && commitCost(size) > m.budget.limit {
+	if spilled && minCommitCost(size, true) > m.budget.limit {
 		return syscall.ENOSPC
 	}
 	return 0
@@ -291,23 +295,47 @@ func (m *memBuf) bytes() ([]byte, syscall.Errno) {
 	return append([]byte(nil), m.data...), 0
 }
 
-// commit calls store with the whole content in memory. Spilled content is
-// read back for the call, its working memory (commitCost) charged to the
-// budget meanwhile. store must not keep the slice.
-func (m *memBuf) commit(store func(content []byte) syscall.Errno) syscall.Errno {
-	if m.file == nil {
-		return store(m.data)
+// commit calls store with the whole content in memory (spilled content
+// is read back for the call) while the estimated working memory of the
+// commit is charged to the budget. name is the file, for the log. store
+// must not keep the slice.
+func (m *memBuf) commit(name string, store func(content []byte) syscall.Errno) syscall.Errno {
+	cost, errno := m.commitCost()
+	if errno != 0 {
+		return errno
 	}
-	cost := commitCost(m.file.size)
 	if errno := m.budget.reserveCommit(cost); errno != 0 {
+		m.budget.log.Printf("commit %s refused: storing its %d bytes needs about %d MiB of memory, more than --max-buffer-mb leaves (%d MiB in use of %d MiB)",
+			name, m.size(), cost>>20, m.budget.inUse()>>20, m.budget.limit>>20)
 		return errno
 	}
 	defer m.budget.endCommit(cost)
+	if m.file == nil {
+		return store(m.data)
+	}
 	content, errno := m.file.readAll()
 	if errno != 0 {
 		return errno
 	}
 	return store(content)
+}
+
+// commitCost estimates the working memory of committing the content.
+func (m *memBuf) commitCost() (int64, syscall.Errno) {
+	var shape jsonShape
+	if m.file == nil {
+		shape.scan(m.data)
+		return shape.parseCost(int64(len(m.data))), 0
+	}
+	piece := make([]byte, costScanPieces)
+	for off := int64(0); off < m.file.size; off += int64(len(piece)) {
+		p, errno := m.file.readAt(piece, off)
+		if errno != 0 {
+			return 0, errno
+		}
+		shape.scan(p)
+	}
+	return m.file.size + shape.parseCost(m.file.size), 0
 }
 
 // free drops the content and returns its memory to the budget.

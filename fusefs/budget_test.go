@@ -2,7 +2,10 @@ package fusefs
 
 import (
 	"bytes"
+	"io"
+	"log"
 	"math/rand/v2"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -16,7 +19,7 @@ func TestMemBufModel(t *testing.T) {
 	for _, spillDir := range []string{"", t.TempDir()} {
 		seed := uint64(time.Now().UnixNano())
 		rng := rand.New(rand.NewPCG(seed, 1))
-		budget := newMemBudget(maxFileSize*2, spillDir)
+		budget := testBudget(maxFileSize*2, spillDir)
 		m := memBuf{budget: budget}
 		var model []byte
 		maxOff := 3 * spillThreshold
@@ -82,7 +85,7 @@ func TestMemBufModel(t *testing.T) {
 // it, so many large unsaved files fit in a small budget; growing one past
 // what could ever be committed within the budget fails at the write.
 func TestMemBufSpillsLargeContent(t *testing.T) {
-	budget := newMemBudget(16<<20, t.TempDir())
+	budget := testBudget(32<<20, t.TempDir())
 	bufs := make([]memBuf, 4)
 	for i := range bufs {
 		bufs[i].budget = budget
@@ -97,7 +100,7 @@ func TestMemBufSpillsLargeContent(t *testing.T) {
 		t.Errorf("spilled buffers charge %d bytes of memory", used)
 	}
 	if errno := bufs[0].writeAt([]byte("x"), 6<<20); errno != syscall.ENOSPC {
-		t.Errorf("growing to a size whose commit needs %d of %d bytes = %v, want ENOSPC", commitCost(6<<20), 16<<20, errno)
+		t.Errorf("growing to a size whose commit needs %d of %d bytes = %v, want ENOSPC", minCommitCost(6<<20, true), 32<<20, errno)
 	}
 	if errno := bufs[0].resize(6 << 20); errno != syscall.ENOSPC {
 		t.Errorf("truncating up past the committable size = %v, want ENOSPC", errno)
@@ -111,7 +114,7 @@ func TestMemBufSpillsLargeContent(t *testing.T) {
 // ENOSPC when in-memory buffers leave too little, and waits while another
 // commit holds what it needs.
 func TestCommitReservation(t *testing.T) {
-	budget := newMemBudget(8<<20, t.TempDir())
+	budget := testBudget(20<<20, t.TempDir()) // one 2 MiB commit needs 12 MiB
 	spilled := func() *memBuf {
 		m := &memBuf{budget: budget}
 		if errno := m.writeAt(make([]byte, 2<<20), 0); errno != 0 {
@@ -119,7 +122,7 @@ func TestCommitReservation(t *testing.T) {
 		}
 		return m
 	}
-	small := make([]memBuf, 3)
+	small := make([]memBuf, 9)
 	for i := range small {
 		small[i].budget = budget
 		if errno := small[i].writeAt(make([]byte, spillThreshold), 0); errno != 0 {
@@ -128,8 +131,8 @@ func TestCommitReservation(t *testing.T) {
 	}
 	first := spilled()
 	called := false
-	if errno := first.commit(func([]byte) syscall.Errno { called = true; return 0 }); errno != syscall.ENOSPC || called {
-		t.Errorf("commit needing %d bytes beside %d in memory = %v (store called: %v), want ENOSPC", commitCost(2<<20), budget.inUse(), errno, called)
+	if errno := first.commit("first", func([]byte) syscall.Errno { called = true; return 0 }); errno != syscall.ENOSPC || called {
+		t.Errorf("commit needing %d bytes beside %d in memory = %v (store called: %v), want ENOSPC", minCommitCost(2<<20, true), budget.inUse(), errno, called)
 	}
 	for i := range small {
 		small[i].free()
@@ -138,7 +141,7 @@ func TestCommitReservation(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	firstDone := make(chan syscall.Errno)
 	go func() {
-		firstDone <- first.commit(func(content []byte) syscall.Errno {
+		firstDone <- first.commit("first", func(content []byte) syscall.Errno {
 			close(entered)
 			<-release
 			return 0
@@ -148,7 +151,7 @@ func TestCommitReservation(t *testing.T) {
 	second := spilled()
 	secondDone := make(chan syscall.Errno)
 	go func() {
-		secondDone <- second.commit(func(content []byte) syscall.Errno {
+		secondDone <- second.commit("second", func(content []byte) syscall.Errno {
 			if len(content) != 2<<20 {
 				t.Errorf("second commit got %d bytes", len(content))
 			}
@@ -174,6 +177,75 @@ func TestCommitReservation(t *testing.T) {
 	}
 	first.free()
 	second.free()
+	if used := budget.inUse(); used != 0 {
+		t.Errorf("%d bytes charged after everything ended", used)
+	}
+}
+
+func testBudget(limit int64, spillDir string) *memBudget {
+	return newMemBudget(limit, spillDir, log.New(io.Discard, "", 0))
+}
+
+func TestJSONShape(t *testing.T) {
+	for _, c := range []struct {
+		text            string
+		values, escapes int64
+	}{
+		{`{"id":"x","data":{"a":[1,2,3]}}`, 6, 0},
+		{`{"s":"a,b[c{d\"e,f"}`, 1, 1},
+		{"// a \"quote, in a comment\n[1,2]", 2, 0},
+		{"/* \" , [ */ [1,2] /* * / */ ,", 3, 0},
+		{`"\\",[`, 2, 1},
+	} {
+		var s jsonShape
+		// Fed in pieces of one byte: the lexer state carries over.
+		for i := range len(c.text) {
+			s.scan([]byte(c.text[i : i+1]))
+		}
+		if s.values != c.values || s.escapes != c.escapes {
+			t.Errorf("%s: %d values, %d escapes; want %d, %d", c.text, s.values, s.escapes, c.values, c.escapes)
+		}
+	}
+}
+
+// A small record of many values parses to far more than its size (2 MiB
+// of "[0,0,...]" peaks at 204 MiB in the store): its commit is charged
+// by values and refused when that cannot fit, before the store parses it.
+func TestCommitChargesParsedValues(t *testing.T) {
+	budget := testBudget(64<<20, t.TempDir())
+	for _, spilled := range []bool{false, true} {
+		values := 400 << 10 // in memory: below the spill threshold
+		if spilled {
+			values = 1 << 20
+		}
+		m := memBuf{budget: budget}
+		content := []byte(`{"id":"x","data":{"a":[0` + strings.Repeat(",0", values) + `]}}`)
+		if errno := m.set(content); errno != 0 {
+			t.Fatal(errno)
+		}
+		if (m.file != nil) != spilled {
+			t.Fatalf("spilled = %v, want %v", m.file != nil, spilled)
+		}
+		called := false
+		if errno := m.commit("many values", func([]byte) syscall.Errno { called = true; return 0 }); errno != syscall.ENOSPC || called {
+			t.Errorf("spilled %v: commit of %d values with a 64 MiB budget = %v (store called: %v), want ENOSPC", spilled, values, errno, called)
+		}
+		m.free()
+	}
+	blob := memBuf{budget: budget}
+	content := []byte(`{"id":"x","data":{"a":"` + strings.Repeat("[0,", 2<<20) + `"}}`)
+	if errno := blob.set(content); errno != 0 {
+		t.Fatal(errno)
+	}
+	if errno := blob.commit("blob", func(got []byte) syscall.Errno {
+		if !bytes.Equal(got, content) {
+			t.Errorf("store got %d bytes, want %d", len(got), len(content))
+		}
+		return 0
+	}); errno != 0 {
+		t.Errorf("commit of a 6 MiB string holding commas: %v", errno)
+	}
+	blob.free()
 	if used := budget.inUse(); used != 0 {
 		t.Errorf("%d bytes charged after everything ended", used)
 	}

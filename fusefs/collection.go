@@ -339,7 +339,7 @@ func (c *collectionNode) promoteScratch(s RecordStore, sf *scratchFile, id strin
 	if sf.setTimes {
 		times = &fileTimes{atime: sf.atime, mtime: sf.mtime}
 	}
-	errno := sf.data.commit(func(content []byte) syscall.Errno {
+	errno := sf.data.commit(c.rel+"/"+id+recordExt, func(content []byte) syscall.Errno {
 		c.commitMu.Lock()
 		defer c.commitMu.Unlock()
 		if noReplace && c.hasWriters(id) {

@@ -198,7 +198,7 @@ func (h *writeHandle) commitBuffer() (errno syscall.Errno, attempted bool) {
 	if errno := h.load(); errno != 0 {
 		return errno, false
 	}
-	errno = h.buf.commit(func(content []byte) syscall.Errno {
+	errno = h.buf.commit(h.c.rel+"/"+h.id+recordExt, func(content []byte) syscall.Errno {
 		return h.c.commitWriter(h, content, h.times, h.exclusive && !h.stored)
 	})
 	if errno != 0 {

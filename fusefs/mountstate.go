@@ -36,7 +36,7 @@ type storeSlot struct {
 
 func newMountState(c Catalog, readOnly bool, logger *log.Logger, maxBuffer int64) *mountState {
 	return &mountState{
-		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer, c.Path("")),
+		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer, c.Path(""), logger),
 		stores: map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
 	}
 }

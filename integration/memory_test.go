@@ -2,7 +2,6 @@ package integration
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -64,19 +63,25 @@ func memStatus(t *testing.T, pid int, field string) int64 {
 
 const mib = 1 << 20
 
-// largeRecord is the record {"id":ID,"data":{"blob":"<size bytes of fill>"}}.
+// largeRecord is a record written as head, units repeated, tail.
 type largeRecord struct {
-	id   string
-	fill byte
-	size int
+	id               string
+	head, unit, tail string
+	units            int
 }
 
-func (r largeRecord) head() string { return `{"id":"` + r.id + `","data":{"blob":"` }
+// blobRecord is {"id":ID,"data":{"blob":"<size bytes of fill>"}}.
+func blobRecord(id string, fill byte, size int) largeRecord {
+	return largeRecord{id: id, head: `{"id":"` + id + `","data":{"blob":"`, unit: string(fill), units: size, tail: `"}}`}
+}
 
-const largeRecordTail = `"}}`
+// valuesRecord is {"id":ID,"data":{"a":[0,0,...]}} with n+1 elements.
+func valuesRecord(id string, n int) largeRecord {
+	return largeRecord{id: id, head: `{"id":"` + id + `","data":{"a":[0`, unit: ",0", units: n, tail: `]}}`}
+}
 
 func (r largeRecord) length() int64 {
-	return int64(len(r.head()) + r.size + len(largeRecordTail))
+	return int64(len(r.head) + len(r.unit)*r.units + len(r.tail))
 }
 
 // write writes the record to path in 1 MiB pieces; the failing step is
@@ -86,13 +91,14 @@ func (r largeRecord) write(path string) (step string, err error) {
 	if err != nil {
 		return "open", err
 	}
-	piece := bytes.Repeat([]byte{r.fill}, mib)
-	_, err = f.WriteString(r.head())
-	for left := r.size; err == nil && left > 0; left -= len(piece) {
-		_, err = f.Write(piece[:min(left, len(piece))])
+	perPiece := mib / len(r.unit)
+	piece := []byte(strings.Repeat(r.unit, perPiece))
+	_, err = f.WriteString(r.head)
+	for left := r.units; err == nil && left > 0; left -= perPiece {
+		_, err = f.Write(piece[:min(left, perPiece)*len(r.unit)])
 	}
 	if err == nil {
-		_, err = f.WriteString(largeRecordTail)
+		_, err = f.WriteString(r.tail)
 	}
 	closeErr := f.Close()
 	if err != nil {
@@ -118,8 +124,7 @@ func (r largeRecord) matches(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	want := r.head() + strings.Repeat(string(r.fill), r.size) + largeRecordTail
-	return string(got) == want, nil
+	return string(got) == r.head+strings.Repeat(r.unit, r.units)+r.tail, nil
 }
 
 // writeInParallel writes every record through the mount at once and
@@ -137,7 +142,7 @@ func writeInParallel(m *mount, collection string, recs []largeRecord) (steps []s
 func newLargeRecords(t *testing.T, n, size int) []largeRecord {
 	recs := make([]largeRecord, n)
 	for i := range recs {
-		recs[i] = largeRecord{id: newID(t), fill: byte('a' + i), size: size}
+		recs[i] = blobRecord(newID(t), byte('a'+i), size)
 	}
 	return recs
 }
@@ -218,7 +223,7 @@ func TestMemoryStaysWithinBudget(t *testing.T) {
 		m := startPlainMount(t, root, "--max-buffer-mb", "64")
 		pid := m.cmd.Process.Pid
 		idle := idleRSS(t, m, "notes")
-		// A 60 MiB record needs 180 MiB to commit: refused while written.
+		// A 60 MiB record needs over 360 MiB to commit: refused while written.
 		big := newLargeRecords(t, 8, 60*mib)
 		steps, errs := writeInParallel(m, "notes", big)
 		for i, r := range big {
@@ -229,16 +234,16 @@ func TestMemoryStaysWithinBudget(t *testing.T) {
 				t.Errorf("60 MiB record %d refused, but its file is there (%v)", i, err)
 			}
 		}
-		// 16 MiB records need 48 MiB each: their commits take turns.
-		small := newLargeRecords(t, 8, 16*mib)
+		// 8 MiB records need 48 MiB each: their commits take turns.
+		small := newLargeRecords(t, 8, 8*mib)
 		steps, errs = writeInParallel(m, "notes", small)
 		for i, r := range small {
 			if errs[i] != nil {
-				t.Errorf("16 MiB record %d: %s: %v", i, steps[i], errs[i])
+				t.Errorf("8 MiB record %d: %s: %v", i, steps[i], errs[i])
 				continue
 			}
 			if ok, err := r.matches(storedPath(root, "notes", r.id)); !ok {
-				t.Errorf("16 MiB record %d stored differently (%v)", i, err)
+				t.Errorf("8 MiB record %d stored differently (%v)", i, err)
 			}
 		}
 		peak := memStatus(t, pid, "VmHWM")
@@ -248,6 +253,34 @@ func TestMemoryStaysWithinBudget(t *testing.T) {
 		}
 		waitIdleRSS(t, pid, idle)
 		assertNoTempFiles(t, root, "notes")
+	})
+
+	// A record of many small values parses to far more than its size
+	// (about 300 bytes per value): its commit is charged by its values.
+	t.Run("default budget, records of many values", func(t *testing.T) {
+		m := startPlainMount(t, root)
+		pid := m.cmd.Process.Pid
+		idle := idleRSS(t, m, "pages")
+		fits := valuesRecord(newID(t), 512<<10)  // 1 MiB, about 160 MiB to commit
+		tooMany := valuesRecord(newID(t), 8<<20) // 16 MiB, about 2.6 GB to commit
+		if step, err := fits.write(m.path("pages", fits.id+".jsonc")); err != nil {
+			t.Errorf("1 MiB record of 512 Ki values: %s: %v", step, err)
+		} else if ok, err := fits.matches(storedPath(root, "pages", fits.id)); !ok {
+			t.Errorf("1 MiB record of 512 Ki values stored differently (%v)", err)
+		}
+		if step, err := tooMany.write(m.path("pages", tooMany.id+".jsonc")); step != "close" || !errors.Is(err, syscall.ENOSPC) {
+			t.Errorf("16 MiB record of 8 Mi values: %s: %v, want ENOSPC at close", step, err)
+		}
+		if _, err := os.Lstat(storedPath(root, "pages", tooMany.id)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("refused record of 8 Mi values is stored (%v)", err)
+		}
+		peak := memStatus(t, pid, "VmHWM")
+		t.Logf("peak RSS %d MiB (idle %d MiB)", peak>>20, idle>>20)
+		if limit := int64(512+64) * mib; peak > limit {
+			t.Errorf("peak RSS %d MiB, above the 512 MiB budget + 64 MiB", peak>>20)
+		}
+		waitIdleRSS(t, pid, idle)
+		assertNoTempFiles(t, root, "pages")
 	})
 	verify(t, root, "pages")
 	verify(t, root, "notes")
