@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
 // TestMemBufModel drives a memBuf with random writes (past EOF too),
@@ -248,5 +250,29 @@ func TestCommitChargesParsedValues(t *testing.T) {
 	blob.free()
 	if used := budget.inUse(); used != 0 {
 		t.Errorf("%d bytes charged after everything ended", used)
+	}
+}
+
+// truncate(2) by path with no open buffer commits the cut record through
+// the budget: a record whose commit cannot fit is refused, unchanged.
+func TestTruncateByPathIsCharged(t *testing.T) {
+	s := newFakeStore(t)
+	many := `{"id":"` + idA + `","a":[0` + strings.Repeat(",0", 100<<10) + `]}`
+	if err := s.PutRaw(idA, []byte(many)); err != nil {
+		t.Fatal(err)
+	}
+	c := collectionWith(fakeCatalog{store: s}, 16<<20)
+	in := fuse.SetAttrIn{}
+	in.Size = uint64(len(many) + 10)
+	in.Valid = fuse.FATTR_SIZE
+	var out fuse.AttrOut
+	if errno := c.setRecordAttr(idA, nil, &in, &out); errno != syscall.ENOSPC {
+		t.Errorf("truncate by path of %d values with a 16 MiB budget = %v, want ENOSPC", 100<<10, errno)
+	}
+	if got := s.content(idA); got != many {
+		t.Errorf("a refused truncate changed the record")
+	}
+	if used := c.m.budget.inUse(); used != 0 {
+		t.Errorf("%d bytes charged after the truncate", used)
 	}
 }

@@ -243,20 +243,3 @@ var _ fs.FileReader = (*bufferReadHandle)(nil)
 func (h *bufferReadHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	return fuse.ReadResultData(sliceAt(h.data, dest, off)), 0
 }
-
-// readAll returns the stored bytes of record id.
-func readAll(s RecordStore, id string) ([]byte, syscall.Errno) {
-	f, err := s.OpenRecord(id)
-	if err != nil {
-		return nil, errnoOf(err, syscall.EIO)
-	}
-	defer f.Close()
-	content, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, errnoOf(err, syscall.EIO)
-	}
-	if len(content) > maxFileSize {
-		return nil, syscall.EFBIG
-	}
-	return content, 0
-}

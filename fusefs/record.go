@@ -128,18 +128,26 @@ func (c *collectionNode) setRecordAttr(id string, f fs.FileHandle, in *fuse.SetA
 	return c.recordAttrOut(id, out)
 }
 
-// truncateStored commits the stored record cut (or zero-extended) to size.
+// truncateStored commits the stored record cut (or zero-extended) to size,
+// through a buffer charged to the mount's budget like any write.
 func (c *collectionNode) truncateStored(s RecordStore, id string, size int) syscall.Errno {
-	content, errno := readAll(s, id)
-	if errno != 0 {
+	f, err := s.OpenRecord(id)
+	if err != nil {
+		return errnoOf(err, syscall.EIO)
+	}
+	buf := memBuf{budget: c.m.budget}
+	defer buf.free()
+	errno := buf.setFrom(f)
+	f.Close()
+	if errno != 0 || buf.size() == size {
 		return errno
 	}
-	if len(content) == size {
-		return 0
+	if errno := buf.resize(size); errno != 0 {
+		return errno
 	}
-	resized := make([]byte, size)
-	copy(resized, content)
-	c.commitMu.Lock()
-	defer c.commitMu.Unlock()
-	return c.putLocked(s, id, resized, nil, false)
+	return buf.commit(c.rel+"/"+id+recordExt, func(content []byte) syscall.Errno {
+		c.commitMu.Lock()
+		defer c.commitMu.Unlock()
+		return c.putLocked(s, id, content, nil, false)
+	})
 }
