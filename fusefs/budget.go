@@ -287,12 +287,21 @@ func (m *memBuf) setFrom(r io.Reader) syscall.Errno {
 	}
 }
 
-// bytes returns a copy of the content.
-func (m *memBuf) bytes() ([]byte, syscall.Errno) {
-	if m.file != nil {
-		return m.file.readAll()
+// snapshot returns a copy of the content on the same budget (in memory or
+// spilled like any memBuf); the caller frees it.
+func (m *memBuf) snapshot() (*memBuf, syscall.Errno) {
+	c := &memBuf{budget: m.budget}
+	var errno syscall.Errno
+	if m.file == nil {
+		errno = c.set(m.data)
+	} else {
+		errno = c.setFrom(io.NewSectionReader(m.file.f, 0, m.file.size))
 	}
-	return append([]byte(nil), m.data...), 0
+	if errno != 0 {
+		c.free()
+		return nil, errno
+	}
+	return c, 0
 }
 
 // commit calls store with the whole content in memory (spilled content

@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"log"
 	"math/rand/v2"
@@ -275,4 +276,55 @@ func TestTruncateByPathIsCharged(t *testing.T) {
 	if used := c.m.budget.inUse(); used != 0 {
 		t.Errorf("%d bytes charged after the truncate", used)
 	}
+}
+
+// bytes returns a copy of the content.
+func (m *memBuf) bytes() ([]byte, syscall.Errno) {
+	if m.file != nil {
+		return m.file.readAll()
+	}
+	return append([]byte(nil), m.data...), 0
+}
+
+// A reader of a new record still being written reads a snapshot of the
+// writer's buffer: a large one is spilled, not copied into memory, and
+// released with the reader.
+func TestSnapshotOfLargeBufferIsSpilled(t *testing.T) {
+	ctx := context.Background()
+	s := newFakeStore(t)
+	c := collectionWith(fakeCatalog{store: s}, 32<<20)
+	w, errno := c.createRecord(idA, syscall.O_CREAT|syscall.O_WRONLY)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	content := bytes.Repeat([]byte("0123456789abcdef"), 3<<20/16)
+	if _, errno := w.Write(ctx, content, 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	var readers []*bufferReadHandle
+	for range 8 {
+		fh, _, errno := c.openRecord(idA, syscall.O_RDONLY)
+		if errno != 0 {
+			t.Fatalf("read open beside the writer: %v", errno)
+		}
+		r, ok := fh.(*bufferReadHandle)
+		if !ok {
+			t.Fatalf("read open of a new record gave %T", fh)
+		}
+		readers = append(readers, r)
+	}
+	if used := c.m.budget.inUse(); used != 0 {
+		t.Errorf("8 snapshots of a 3 MiB buffer hold %d bytes of memory", used)
+	}
+	res, errno := readers[0].Read(ctx, make([]byte, 100), 1<<20)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	if got, _ := res.Bytes(make([]byte, 100)); !bytes.Equal(got, content[1<<20:1<<20+100]) {
+		t.Errorf("snapshot read %q", got)
+	}
+	for _, r := range readers {
+		r.Release(ctx)
+	}
+	w.Release(ctx)
 }

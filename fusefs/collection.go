@@ -554,15 +554,15 @@ func (c *collectionNode) createdWriter(id string) *writeHandle {
 }
 
 // shownBuffer returns the content a reader of id sees while the store has
-// no such record: a copy of a pending or created writer's buffer.
-func (c *collectionNode) shownBuffer(id string) ([]byte, bool, syscall.Errno) {
+// no such record: a copy of a pending or created writer's buffer (nil when
+// there is none).
+func (c *collectionNode) shownBuffer(id string) (*memBuf, syscall.Errno) {
 	for _, h := range c.openWriters(id) {
 		if _, pending, created := h.shown(); pending || created {
-			content, errno := h.contents()
-			return content, true, errno
+			return h.snapshot()
 		}
 	}
-	return nil, false, 0
+	return nil, 0
 }
 
 // openWriters returns the open write handles of id.

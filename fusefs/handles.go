@@ -144,10 +144,11 @@ func (h *writeHandle) shown() (size int, pending, created bool) {
 	return h.buf.size(), h.dirty && !h.failed, h.unstoredNew()
 }
 
-func (h *writeHandle) contents() ([]byte, syscall.Errno) {
+// snapshot copies the buffer (charged to the budget like the buffer).
+func (h *writeHandle) snapshot() (*memBuf, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.buf.bytes()
+	return h.buf.snapshot()
 }
 
 // Flush commits; its error is what close(2) returns.
@@ -232,14 +233,31 @@ func (h *readHandle) Release(ctx context.Context) syscall.Errno {
 	return 0
 }
 
-// bufferReadHandle reads a snapshot of bytes (a record whose new content
-// is still being written by another handle).
+// bufferReadHandle reads a snapshot of a buffer (a record whose new
+// content is still being written by another handle).
 type bufferReadHandle struct {
-	data []byte
+	mu  sync.Mutex
+	buf *memBuf
 }
 
-var _ fs.FileReader = (*bufferReadHandle)(nil)
+var (
+	_ fs.FileReader   = (*bufferReadHandle)(nil)
+	_ fs.FileReleaser = (*bufferReadHandle)(nil)
+)
 
 func (h *bufferReadHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	return fuse.ReadResultData(sliceAt(h.data, dest, off)), 0
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	data, errno := h.buf.readAt(dest, off)
+	if errno != 0 {
+		return nil, errno
+	}
+	return fuse.ReadResultData(data), 0
+}
+
+func (h *bufferReadHandle) Release(ctx context.Context) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.buf.free()
+	return 0
 }

@@ -51,10 +51,10 @@ func (c *collectionNode) openRecord(id string, flags uint32) (fs.FileHandle, uin
 	f, err := s.OpenRecord(id)
 	if errors.Is(err, iofs.ErrNotExist) {
 		// A new record still being written: show the writer's buffer.
-		if content, ok, errno := c.shownBuffer(id); errno != 0 {
+		if buf, errno := c.shownBuffer(id); errno != 0 {
 			return nil, 0, errno
-		} else if ok {
-			return &bufferReadHandle{data: content}, fuse.FOPEN_DIRECT_IO, 0
+		} else if buf != nil {
+			return &bufferReadHandle{buf: buf}, fuse.FOPEN_DIRECT_IO, 0
 		}
 	}
 	if err != nil {

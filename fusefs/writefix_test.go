@@ -458,9 +458,14 @@ func TestSlowOpenDoesNotBlockOtherCollections(t *testing.T) {
 
 func contentsOf(t *testing.T, h *writeHandle) string {
 	t.Helper()
-	content, errno := h.contents()
+	buf, errno := h.snapshot()
 	if errno != 0 {
-		t.Fatalf("contents: %v", errno)
+		t.Fatalf("snapshot: %v", errno)
+	}
+	defer buf.free()
+	content, errno := buf.bytes()
+	if errno != 0 {
+		t.Fatalf("snapshot bytes: %v", errno)
 	}
 	return string(content)
 }
