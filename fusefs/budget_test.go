@@ -328,3 +328,30 @@ func TestSnapshotOfLargeBufferIsSpilled(t *testing.T) {
 	}
 	w.Release(ctx)
 }
+
+// A large scratch file (spilled) renamed onto a record name is committed
+// from its spill file, which is then closed.
+func TestPromoteSpilledScratch(t *testing.T) {
+	s := newFakeStore(t)
+	c := collectionWith(fakeCatalog{store: s}, 64<<20)
+	sf, errno := c.createScratch("x.tmp", syscall.O_CREAT)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	content := `{"id":"` + idA + `","pad":"` + strings.Repeat("p", 3<<20) + `"}`
+	if errno := sf.data.set([]byte(content)); errno != 0 {
+		t.Fatal(errno)
+	}
+	if sf.data.file == nil {
+		t.Fatalf("3 MiB scratch file kept in memory")
+	}
+	if errno := c.promoteScratch(s, sf, idA, false); errno != 0 {
+		t.Fatalf("promote: %v", errno)
+	}
+	if got := s.content(idA); got != content {
+		t.Errorf("stored %d bytes, want %d", len(got), len(content))
+	}
+	if sf.data.file != nil || c.m.budget.inUse() != 0 {
+		t.Errorf("after the promotion: spill file %v, %d bytes charged", sf.data.file, c.m.budget.inUse())
+	}
+}

@@ -52,10 +52,11 @@ var (
 )
 
 // load reads the stored record into buf once (a new record starts empty).
-func (h *writeHandle) load() (errno syscall.Errno) {
+func (h *writeHandle) load() syscall.Errno {
 	if h.loaded {
 		return 0
 	}
+	var errno syscall.Errno
 	f, err := h.store.OpenRecord(h.id)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
