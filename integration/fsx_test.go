@@ -172,22 +172,39 @@ func (x *fsx) stat() {
 
 // mmapRead maps the file privately and compares a window (the mount's
 // write buffers are direct_io: the kernel allows only private mappings).
+// A writable private mapping's changes must not reach the file.
 func (x *fsx) mmapRead() {
 	x.t.Helper()
 	size := len(x.model)
-	x.last = fmt.Sprintf("mmap private, size %d", size)
+	writable := x.rng.IntN(2) == 0
+	x.last = fmt.Sprintf("mmap private (writable %v), size %d", writable, size)
 	if size == 0 {
 		return
 	}
-	mem, err := syscall.Mmap(int(x.f.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_PRIVATE)
+	prot := syscall.PROT_READ
+	if writable {
+		prot |= syscall.PROT_WRITE
+	}
+	mem, err := syscall.Mmap(int(x.f.Fd()), 0, size, prot, syscall.MAP_PRIVATE)
 	if err != nil {
 		x.fail("mmap: %v", err)
 	}
-	defer syscall.Munmap(mem)
 	off := x.rng.IntN(size)
 	end := min(size, off+x.rng.IntN(64<<10))
 	if !bytes.Equal(mem[off:end], x.model[off:end]) {
 		x.fail("mapped bytes %d..%d differ at %d", off, end, off+firstDiff(mem[off:end], x.model[off:end]))
+	}
+	if writable {
+		mem[off] ^= 0xff
+	}
+	if err := syscall.Munmap(mem); err != nil {
+		x.fail("munmap: %v", err)
+	}
+	if writable {
+		got := make([]byte, 1)
+		if _, err := x.f.ReadAt(got, int64(off)); err != nil || got[0] != x.model[off] {
+			x.fail("a private mapping's write reached the file at %d (%v)", off, err)
+		}
 	}
 }
 

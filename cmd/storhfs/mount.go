@@ -59,8 +59,11 @@ func runMount(c *cli.Context) error {
 	if c.Bool("read-only") {
 		mode = "read-only"
 	}
-	// This process serves one mount: its garbage must not outgrow the budget.
-	debug.SetMemoryLimit(fusefs.SoftMemoryLimit(c.Int64("max-buffer-mb") << 20))
+	// This process serves one mount: its garbage must not outgrow the
+	// budget (unless the operator set the Go runtime's limit).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(fusefs.SoftMemoryLimit(c.Int64("max-buffer-mb") << 20))
+	}
 	mounted, err := fusefs.Mount(mountpoint, fusefs.Config{
 		Catalog:    &fusefs.DirCatalog{Root: root, Docs: docStores{}},
 		FsName:     root,
