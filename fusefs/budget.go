@@ -21,8 +21,8 @@ const maxFileSize = 64 << 20
 // budget has a spill directory; larger content moves to a spillFile.
 const spillThreshold = 1 << 20
 
-// returnThreshold: releasing at least this much memory at once hands the
-// freed heap back to the operating system (see memBudget.release).
+// returnThreshold: once this much memory was released, the freed heap is
+// handed back to the operating system (see memBudget.released).
 const returnThreshold = 8 << 20
 
 // memorySlack is what a mount process may hold beyond its budget: the Go
@@ -56,7 +56,8 @@ type memBudget struct {
 	used      int64 // in-memory buffers plus commit reservations
 	commits   int   // commits holding a reservation
 
-	returning atomic.Bool // a return of freed memory to the OS is queued
+	unreturned atomic.Int64 // bytes released since the last return to the OS
+	returning  atomic.Bool  // a return of freed memory to the OS is queued
 }
 
 func newMemBudget(limit int64, spillDir string, logger *log.Logger) *memBudget {
@@ -114,15 +115,17 @@ func (b *memBudget) endCommit(cost int64) {
 	b.released(cost)
 }
 
-// released notes that n bytes of heap became garbage. After a large
-// release the Go runtime is asked, in the background, to collect and hand
-// the memory back to the OS at once: without that, the garbage of an idle
-// mount stays resident until the next periodic collection and scavenge.
+// released notes that n bytes of heap became garbage. Once enough was
+// released, the Go runtime is asked, in the background, to collect and
+// hand the memory back to the OS at once: without that, the garbage of an
+// idle mount stays resident until the next periodic collection and
+// scavenge (675 MiB still held 10 s after 8 large writes closed).
 func (b *memBudget) released(n int64) {
-	if n < returnThreshold || !b.returning.CompareAndSwap(false, true) {
+	if b.unreturned.Add(n) < returnThreshold || !b.returning.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
+		b.unreturned.Store(0)
 		b.returning.Store(false)
 		debug.FreeOSMemory()
 	}()

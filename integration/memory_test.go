@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -282,6 +283,47 @@ func TestMemoryStaysWithinBudget(t *testing.T) {
 		}
 		waitIdleRSS(t, pid, idle)
 		assertNoTempFiles(t, root, "pages")
+	})
+
+	// Many files small enough to stay in memory: removing them gives the
+	// memory back although no single release is large.
+	t.Run("default budget, 256 scratch files of 1 MiB", func(t *testing.T) {
+		m := startPlainMount(t, root)
+		pid := m.cmd.Process.Pid
+		idle := idleRSS(t, m, "pages")
+		piece := bytes.Repeat([]byte("s"), mib)
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for w := range errs {
+			wg.Go(func() {
+				for i := range 32 {
+					if err := os.WriteFile(m.path("pages", fmt.Sprintf("w%d-%d.tmp", w, i)), piece, 0o644); err != nil {
+						errs[w] = err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for w, err := range errs {
+			if err != nil {
+				t.Fatalf("writer %d: %v", w, err)
+			}
+		}
+		held := memStatus(t, pid, "VmRSS")
+		for w := range errs {
+			for i := range 32 {
+				if err := os.Remove(m.path("pages", fmt.Sprintf("w%d-%d.tmp", w, i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		peak := memStatus(t, pid, "VmHWM")
+		t.Logf("peak RSS %d MiB, %d MiB with the files (idle %d MiB)", peak>>20, held>>20, idle>>20)
+		if limit := int64(512+64) * mib; peak > limit {
+			t.Errorf("peak RSS %d MiB, above the 512 MiB budget + 64 MiB", peak>>20)
+		}
+		waitIdleRSS(t, pid, idle)
 	})
 	verify(t, root, "pages")
 	verify(t, root, "notes")
