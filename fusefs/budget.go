@@ -45,7 +45,9 @@ func SoftMemoryLimit(maxBufferBytes int64) int64 {
 // commitcost.go); a charge that would exceed the limit fails with ENOSPC,
 // and so does growing a file past what could be committed within the
 // limit (committable). Content spilled to a file (spillDir) is not memory
-// and is not charged: the disk bounds it.
+// and is not charged: the disk bounds it. With a spill directory,
+// in-memory buffers take at most half the limit (the rest is for commits
+// and keeps the collector's work bounded); past that, content spills.
 type memBudget struct {
 	spillDir string      // "" keeps all content in memory
 	log      *log.Logger // commits refused for their size
@@ -54,6 +56,7 @@ type memBudget struct {
 	committed *sync.Cond // broadcast when a commit's reservation ends
 	limit     int64
 	used      int64 // in-memory buffers plus commit reservations
+	buffers   int64 // in-memory buffers alone
 	commits   int   // commits holding a reservation
 
 	unreturned atomic.Int64 // bytes released since the last return to the OS
@@ -69,15 +72,17 @@ func newMemBudget(limit int64, spillDir string, logger *log.Logger) *memBudget {
 	return b
 }
 
-// adjust charges delta bytes (negative releases); it refuses a charge that
-// would exceed the limit.
-func (b *memBudget) adjust(delta int64) syscall.Errno {
+// chargeBuffer charges delta bytes of in-memory buffer capacity (negative
+// releases); it refuses a charge that would exceed the limit, or with a
+// spill directory half of it (the caller then spills).
+func (b *memBudget) chargeBuffer(delta int64) syscall.Errno {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if delta > 0 && b.used+delta > b.limit {
+	if delta > 0 && (b.used+delta > b.limit || b.spillDir != "" && b.buffers+delta > b.limit/2) {
 		return syscall.ENOSPC
 	}
 	b.used += delta
+	b.buffers += delta
 	return 0
 }
 
@@ -232,8 +237,14 @@ func (m *memBuf) resize(size int) syscall.Errno {
 	if m.budget.spillDir != "" {
 		newCap = min(newCap, spillThreshold)
 	}
-	if errno := m.budget.adjust(int64(newCap) - m.charged); errno != 0 {
-		return errno
+	if errno := m.budget.chargeBuffer(int64(newCap) - m.charged); errno != 0 {
+		if m.budget.spillDir == "" {
+			return errno
+		}
+		if errno := m.spill(); errno != 0 {
+			return errno
+		}
+		return m.file.truncate(int64(size))
 	}
 	grown := make([]byte, size, newCap)
 	copy(grown, m.data)
@@ -361,7 +372,7 @@ func (m *memBuf) free() {
 
 func (m *memBuf) freeMemory() {
 	charged := m.charged
-	m.budget.adjust(-charged)
+	m.budget.chargeBuffer(-charged)
 	m.data, m.charged = nil, 0
 	m.budget.released(charged)
 }

@@ -355,3 +355,28 @@ func TestPromoteSpilledScratch(t *testing.T) {
 		t.Errorf("after the promotion: spill file %v, %d bytes charged", sf.data.file, c.m.budget.inUse())
 	}
 }
+
+// With a spill directory, in-memory buffers take at most half the budget:
+// further content spills instead of failing, and memory stays bounded.
+func TestInMemoryBuffersTakeHalfTheBudget(t *testing.T) {
+	budget := testBudget(8<<20, t.TempDir())
+	bufs := make([]memBuf, 12)
+	for i := range bufs {
+		bufs[i].budget = budget
+		if errno := bufs[i].writeAt(make([]byte, spillThreshold), 0); errno != 0 {
+			t.Fatalf("buffer %d: %v", i, errno)
+		}
+	}
+	spilled := 0
+	for i := range bufs {
+		if bufs[i].file != nil {
+			spilled++
+		}
+	}
+	if used := budget.inUse(); used > 4<<20 || spilled != 8 {
+		t.Errorf("12 buffers of 1 MiB in an 8 MiB budget: %d bytes in memory, %d spilled; want 4 MiB, 8", used, spilled)
+	}
+	for i := range bufs {
+		bufs[i].free()
+	}
+}

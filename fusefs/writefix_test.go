@@ -352,6 +352,7 @@ func TestMemoryBudget(t *testing.T) {
 	ctx := context.Background()
 	s := newFakeStore(t)
 	c := collectionWith(fakeCatalog{store: s}, 1<<20)
+	c.m.budget.spillDir = "" // all in memory: the budget alone decides (budget_test.go covers spilling)
 	h := c.openWriter(idA, s, true)
 	chunk := make([]byte, 600<<10)
 	if _, errno := h.Write(ctx, chunk, 0); errno != 0 {

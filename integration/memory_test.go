@@ -285,9 +285,10 @@ func TestMemoryStaysWithinBudget(t *testing.T) {
 		assertNoTempFiles(t, root, "pages")
 	})
 
-	// Many files small enough to stay in memory: removing them gives the
-	// memory back although no single release is large.
-	t.Run("default budget, 256 scratch files of 1 MiB", func(t *testing.T) {
+	// Many files small enough for memory, as much as the whole budget: half
+	// stays in memory, the rest spills; removing them gives the memory
+	// back although no single release is large.
+	t.Run("default budget, 512 scratch files of 1 MiB", func(t *testing.T) {
 		m := startPlainMount(t, root)
 		pid := m.cmd.Process.Pid
 		idle := idleRSS(t, m, "pages")
@@ -296,7 +297,7 @@ func TestMemoryStaysWithinBudget(t *testing.T) {
 		errs := make([]error, 8)
 		for w := range errs {
 			wg.Go(func() {
-				for i := range 32 {
+				for i := range 64 {
 					if err := os.WriteFile(m.path("pages", fmt.Sprintf("w%d-%d.tmp", w, i)), piece, 0o644); err != nil {
 						errs[w] = err
 						return
@@ -312,7 +313,7 @@ func TestMemoryStaysWithinBudget(t *testing.T) {
 		}
 		held := memStatus(t, pid, "VmRSS")
 		for w := range errs {
-			for i := range 32 {
+			for i := range 64 {
 				if err := os.Remove(m.path("pages", fmt.Sprintf("w%d-%d.tmp", w, i))); err != nil {
 					t.Fatal(err)
 				}
