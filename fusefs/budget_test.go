@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -379,4 +380,25 @@ func TestInMemoryBuffersTakeHalfTheBudget(t *testing.T) {
 	for i := range bufs {
 		bufs[i].free()
 	}
+}
+
+// A spill file that cannot be made fails the write that needed it, with
+// the reason logged, and leaves the content as it was.
+func TestSpillFailureFailsTheWrite(t *testing.T) {
+	var logged bytes.Buffer
+	budget := newMemBudget(64<<20, filepath.Join(t.TempDir(), "missing"), log.New(&logged, "", 0))
+	m := memBuf{budget: budget}
+	if errno := m.writeAt([]byte("kept"), 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	if errno := m.writeAt(make([]byte, 2<<20), 0); errno != syscall.ENOENT {
+		t.Errorf("write needing a spill file in a missing folder = %v, want ENOENT", errno)
+	}
+	if got, _ := m.bytes(); string(got) != "kept" {
+		t.Errorf("content after the failed write: %d bytes", len(got))
+	}
+	if !strings.Contains(logged.String(), "spill file in") {
+		t.Errorf("nothing logged: %q", logged.String())
+	}
+	m.free()
 }

@@ -24,20 +24,20 @@ type spillFile struct {
 
 // createSpillFile makes an unnamed file in dir: O_TMPFILE where the file
 // system supports it, else a dot-named file unlinked at once.
-func createSpillFile(dir string) (*spillFile, syscall.Errno) {
+func createSpillFile(dir string) (*spillFile, error) {
 	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
 	if err == nil {
-		return &spillFile{f: os.NewFile(uintptr(fd), dir+"/(spill)")}, 0
+		return &spillFile{f: os.NewFile(uintptr(fd), dir+"/(spill)")}, nil
 	}
 	f, err := os.CreateTemp(dir, ".storhfs-spill-")
 	if err != nil {
-		return nil, errnoOf(fmt.Errorf("spill file in %s: %w", dir, err), syscall.EIO)
+		return nil, fmt.Errorf("spill file in %s: %w", dir, err)
 	}
 	if err := os.Remove(f.Name()); err != nil {
 		f.Close()
-		return nil, errnoOf(fmt.Errorf("unlink spill file %s: %w", f.Name(), err), syscall.EIO)
+		return nil, fmt.Errorf("unlink spill file %s: %w", f.Name(), err)
 	}
-	return &spillFile{f: f}, 0
+	return &spillFile{f: f}, nil
 }
 
 func (s *spillFile) writeAt(p []byte, off int64) syscall.Errno {
