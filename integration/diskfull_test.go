@@ -215,6 +215,24 @@ func TestHugeWriteFailsWithEFBIG(t *testing.T) {
 	if err == nil || !strings.Contains(out, "File too large") {
 		t.Errorf("dd of 1 GB into a record: %v, want EFBIG (File too large)\n%s", err, out)
 	}
+	// The limit is exactly 64 MiB, and the refused content is not stored.
+	f, err := os.OpenFile(m.path("pages", id+".jsonc"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	piece := make([]byte, mib)
+	written := 0
+	for err == nil && written < 1024*mib {
+		var n int
+		n, err = f.Write(piece)
+		written += n
+	}
+	if !errors.Is(err, syscall.EFBIG) || written != 64*mib {
+		t.Errorf("writing 1 GB in 1 MiB pieces: %v after %d bytes, want EFBIG after 64 MiB", err, written)
+	}
+	if err := f.Close(); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("close after EFBIG: %v, want EINVAL (64 MiB of zeros is not a record)", err)
+	}
 	if _, err := os.Lstat(storedPath(root, "pages", id)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused 1 GB write left a record (%v)", err)
 	}
