@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/core/phpjson"
 )
 
 // TestMemBufModel drives a memBuf with random writes (past EOF too),
@@ -198,6 +200,7 @@ func TestJSONShape(t *testing.T) {
 		{`{"id":"x","data":{"a":[1,2,3]}}`, 6, 0},
 		{`{"s":"a,b[c{d\"e,f"}`, 1, 1},
 		{"// a \"quote, in a comment\n[1,2]", 2, 0},
+		{"// a line comment ends at a CR\r[1,2]", 2, 0},
 		{"/* \" , [ */ [1,2] /* * / */ ,", 3, 0},
 		{`"\\",[`, 2, 1},
 	} {
@@ -401,4 +404,40 @@ func TestSpillFailureFailsTheWrite(t *testing.T) {
 		t.Errorf("nothing logged: %q", logged.String())
 	}
 	m.free()
+}
+
+// jsonShape counts exactly the values left after storh's own comment pass
+// (phpjson.StripComments): random texts of JSONC's special bytes.
+func TestJSONShapeAgreesWithStripComments(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 3))
+	const alphabet = "\"\\/*\n\r,[{a "
+	for range 20000 {
+		text := make([]byte, rng.IntN(40))
+		for i := range text {
+			text[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		var s jsonShape
+		s.scan(text)
+		want := int64(0)
+		inString, escaped := false, false
+		for _, c := range phpjson.StripComments(text) {
+			switch {
+			case !inString:
+				inString = c == '"'
+				if c == ',' || c == '[' || c == '{' {
+					want++
+				}
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		}
+		if s.values != want {
+			t.Fatalf("seed %d: %q: %d values, StripComments leaves %d", seed, text, s.values, want)
+		}
+	}
 }

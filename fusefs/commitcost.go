@@ -19,7 +19,9 @@ const (
 
 // jsonShape counts, over JSONC text fed in pieces, what drives the parsed
 // size: values (commas and openings outside strings and comments) and
-// escapes inside strings. On invalid text the counts are still an upper
+// escapes inside strings. Strings and comments are recognised exactly as
+// storh's JSONC passes do (phpjson.StripComments), so no text can hide
+// values from the count. On invalid text the counts are still an upper
 // bound of what the parser builds before it fails.
 type jsonShape struct {
 	values, escapes int64
@@ -33,7 +35,7 @@ const (
 	lexString                // inside "..."
 	lexEscape                // after a backslash in a string
 	lexSlash                 // after a '/' in code
-	lexLineComment           // after //
+	lexLineComment           // after //, up to \n or \r
 	lexBlockComment          // after /*
 	lexBlockStar             // after a '*' in a block comment
 )
@@ -61,7 +63,7 @@ func (s *jsonShape) scan(p []byte) {
 				s.code(c)
 			}
 		case lexLineComment:
-			if c == '\n' {
+			if c == '\n' || c == '\r' {
 				s.state = lexCode
 			}
 		case lexBlockComment, lexBlockStar:
