@@ -351,16 +351,18 @@ func (c *collectionNode) copyToScratch(id, name, newName string, noReplace bool)
 	if errno != 0 {
 		return errno
 	}
-	content, errno := readAll(s, id)
-	if errno != 0 {
-		return errno
+	f, err := s.OpenRecord(id)
+	if err != nil {
+		return errnoOf(err, syscall.EIO)
 	}
-	fi, err := s.StatRecord(id)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return errnoOf(err, syscall.EIO)
 	}
 	sf := newScratchFile(scratchInoBase|c.m.scratchSeq.Add(1), c.m.budget)
-	if errno := sf.data.set(content); errno != 0 {
+	if errno := sf.data.setFrom(f); errno != 0 {
+		sf.data.free()
 		return errno
 	}
 	sf.mtime = fi.ModTime()
@@ -430,7 +432,13 @@ func (c *collectionNode) promoteScratch(s RecordStore, sf *scratchFile, id strin
 	if noReplace && c.hasWriters(id) {
 		return syscall.EEXIST // a new record being written under that name
 	}
-	if errno := c.putLocked(s, id, sf.data.data, times, noReplace); errno != 0 {
+	errno, err := sf.data.commit(func(content []byte) (syscall.Errno, error) {
+		return c.tryPutLocked(s, id, content, times, noReplace)
+	})
+	if err != nil {
+		c.reportFailure(id, errno, failureReason(id, err))
+	}
+	if errno != 0 {
 		return errno
 	}
 	sf.promoted = id
@@ -442,13 +450,19 @@ func (c *collectionNode) promoteScratch(s RecordStore, sf *scratchFile, id strin
 // unlinked meanwhile (then nothing is stored and the close succeeds). A
 // failure is returned with its reason, not reported: the handle decides
 // (writeHandle.commitBuffer).
-func (c *collectionNode) commitWriter(h *writeHandle, content []byte, times *fileTimes, mustBeNew bool) (syscall.Errno, error) {
+//
+// Lock order of every commit: commitMu, then the budget's commit
+// reservation (memBuf.commit). A commit waiting for memory may hold
+// commitMu, but one holding a reservation never waits for a commitMu.
+func (c *collectionNode) commitWriter(h *writeHandle, buf *memBuf, times *fileTimes, mustBeNew bool) (syscall.Errno, error) {
 	c.commitMu.Lock()
 	defer c.commitMu.Unlock()
 	if h.orphaned.Load() {
 		return 0, nil
 	}
-	return c.tryPutLocked(h.store, h.id, content, times, mustBeNew)
+	return buf.commit(func(content []byte) (syscall.Errno, error) {
+		return c.tryPutLocked(h.store, h.id, content, times, mustBeNew)
+	})
 }
 
 // putLocked is tryPutLocked for a commit whose failure reaches the user at
@@ -646,14 +660,15 @@ func (c *collectionNode) createdWriter(id string) *writeHandle {
 }
 
 // shownBuffer returns the content a reader of id sees while the store has
-// no such record: a pending or created writer's buffer.
-func (c *collectionNode) shownBuffer(id string) ([]byte, bool) {
+// no such record: a copy of a pending or created writer's buffer (nil when
+// there is none).
+func (c *collectionNode) shownBuffer(id string) (*memBuf, syscall.Errno) {
 	for _, h := range c.openWriters(id) {
 		if v := h.shown(); v.pending || v.created {
-			return h.contents(), true
+			return h.snapshot()
 		}
 	}
-	return nil, false
+	return nil, 0
 }
 
 // openWriters returns the open write handles of id.

@@ -119,5 +119,17 @@ func (f *errorsFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uin
 		return nil, 0, syscall.EACCES
 	}
 	data, _ := f.m.refusals.contents()
-	return &bufferReadHandle{data: data}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+	return &bytesReadHandle{data: data}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+}
+
+// bytesReadHandle reads a copy of a small control file's bytes, taken at
+// open (.storhfs/errors holds at most maxRefusalBytes).
+type bytesReadHandle struct {
+	data []byte
+}
+
+var _ fs.FileReader = (*bytesReadHandle)(nil)
+
+func (h *bytesReadHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	return fuse.ReadResultData(sliceAt(h.data, dest, off)), 0
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	iofs "io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -55,14 +56,18 @@ func (h *writeHandle) load() syscall.Errno {
 	if h.loaded {
 		return 0
 	}
-	content, errno := readAll(h.store, h.id)
-	if errno == syscall.ENOENT {
-		content, errno = nil, 0
+	var errno syscall.Errno
+	f, err := h.store.OpenRecord(h.id)
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		errno = h.buf.set(nil)
+	case err != nil:
+		errno = errnoOf(err, syscall.EIO)
+	default:
+		errno = h.buf.setFrom(f)
+		f.Close()
 	}
 	if errno != 0 {
-		return errno
-	}
-	if errno := h.buf.set(content); errno != 0 {
 		return errno
 	}
 	h.loaded = true
@@ -75,7 +80,11 @@ func (h *writeHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Re
 	if errno := h.load(); errno != 0 {
 		return nil, errno
 	}
-	return fuse.ReadResultData(sliceAt(h.buf.data, dest, off)), 0
+	data, errno := h.buf.readAt(dest, off)
+	if errno != 0 {
+		return nil, errno
+	}
+	return fuse.ReadResultData(data), 0
 }
 
 func (h *writeHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
@@ -95,7 +104,10 @@ func (h *writeHandle) truncate(size int) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if size == 0 {
-		h.buf.data, h.loaded = h.buf.data[:0], true
+		if errno := h.buf.resize(0); errno != 0 {
+			return errno
+		}
+		h.loaded = true
 	} else {
 		if errno := h.load(); errno != 0 {
 			return errno
@@ -140,17 +152,18 @@ func (h *writeHandle) shown() handleView {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return handleView{
-		size:    len(h.buf.data),
+		size:    h.buf.size(),
 		pending: h.dirty && h.failure == nil,
 		created: h.unstoredNew(),
 		refused: h.failure != nil,
 	}
 }
 
-func (h *writeHandle) contents() []byte {
+// snapshot copies the buffer (charged to the budget like the buffer).
+func (h *writeHandle) snapshot() (*memBuf, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]byte(nil), h.buf.data...)
+	return h.buf.snapshot()
 }
 
 // Flush commits; its error is what close(2) returns. A new record whose
@@ -216,11 +229,11 @@ func (h *writeHandle) commitBuffer() (errno syscall.Errno, attempted bool) {
 	if errno := h.load(); errno != 0 {
 		return errno, false
 	}
-	if len(h.buf.data) == 0 {
+	if h.buf.size() == 0 {
 		h.failLocked(syscall.EINVAL, reasonEmpty, false)
 		return syscall.EINVAL, false
 	}
-	errno, err := h.c.commitWriter(h, h.buf.data, h.times, h.exclusive && !h.stored)
+	errno, err := h.c.commitWriter(h, &h.buf, h.times, h.exclusive && !h.stored)
 	if errno != 0 {
 		reason := errno.Error()
 		if err != nil {
@@ -283,31 +296,31 @@ func (h *readHandle) Release(ctx context.Context) syscall.Errno {
 	return 0
 }
 
-// bufferReadHandle reads a snapshot of bytes (a record whose new content
-// is still being written by another handle).
+// bufferReadHandle reads a snapshot of a buffer (a record whose new
+// content is still being written by another handle).
 type bufferReadHandle struct {
-	data []byte
+	mu  sync.Mutex
+	buf *memBuf
 }
 
-var _ fs.FileReader = (*bufferReadHandle)(nil)
+var (
+	_ fs.FileReader   = (*bufferReadHandle)(nil)
+	_ fs.FileReleaser = (*bufferReadHandle)(nil)
+)
 
 func (h *bufferReadHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	return fuse.ReadResultData(sliceAt(h.data, dest, off)), 0
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	data, errno := h.buf.readAt(dest, off)
+	if errno != 0 {
+		return nil, errno
+	}
+	return fuse.ReadResultData(data), 0
 }
 
-// readAll returns the stored bytes of record id.
-func readAll(s RecordStore, id string) ([]byte, syscall.Errno) {
-	f, err := s.OpenRecord(id)
-	if err != nil {
-		return nil, errnoOf(err, syscall.EIO)
-	}
-	defer f.Close()
-	content, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, errnoOf(err, syscall.EIO)
-	}
-	if len(content) > maxFileSize {
-		return nil, syscall.EFBIG
-	}
-	return content, 0
+func (h *bufferReadHandle) Release(ctx context.Context) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.buf.free()
+	return 0
 }

@@ -119,7 +119,7 @@ func TestResizeAndSlice(t *testing.T) {
 	if got := sliceAt([]byte("hello"), dest, 9); len(got) != 0 {
 		t.Errorf("sliceAt past end = %q", got)
 	}
-	if errno := (&memBuf{budget: newMemBudget(0)}).writeAt([]byte("x"), -1); errno != syscall.EFBIG {
+	if errno := (&memBuf{budget: newMemBudget(0, "", nil)}).writeAt([]byte("x"), -1); errno != syscall.EFBIG {
 		t.Errorf("writeAt negative offset = %v", errno)
 	}
 }

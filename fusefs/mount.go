@@ -19,8 +19,9 @@ type Config struct {
 	// NoWatch turns off the watch of ROOT (watch.go): changes made by
 	// other processes then show up only when the 1 s kernel caches expire.
 	NoWatch bool
-	// MaxBufferBytes bounds the memory of write buffers and scratch files
-	// together (0: DefaultMaxBufferBytes); beyond it writes fail with ENOSPC.
+	// MaxBufferBytes bounds the memory of write buffers, scratch files and
+	// commits together (0: DefaultMaxBufferBytes; see memBudget); beyond
+	// it writes fail with ENOSPC. Larger unsaved files spill to ROOT's disk.
 	MaxBufferBytes int64
 	Logger         *log.Logger
 }

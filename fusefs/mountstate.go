@@ -14,7 +14,7 @@ type mountState struct {
 	catalog  Catalog
 	readOnly bool
 	log      *log.Logger
-	budget   *memBudget // write buffers and scratch files together
+	budget   *memBudget // write buffers, scratch files and commits together
 
 	scratchSeq atomic.Uint64 // last scratch inode counter handed out
 	runNotify  func(func())  // runs kernel notifications; nil: a new goroutine (tests replace it)
@@ -41,7 +41,7 @@ type storeSlot struct {
 func newMountState(c Catalog, readOnly bool, logger *log.Logger, maxBuffer int64) *mountState {
 	refusals := newRefusalLog(logger)
 	return &mountState{
-		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer),
+		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer, c.Path(""), logger),
 		refusals: refusals, symlinks: symlinkLog{refusals: refusals}, started: time.Now(),
 		stores: map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
 	}

@@ -51,8 +51,10 @@ func (c *collectionNode) openRecord(id string, flags uint32) (fs.FileHandle, uin
 	f, err := s.OpenRecord(id)
 	if errors.Is(err, iofs.ErrNotExist) {
 		// A new record still being written: show the writer's buffer.
-		if content, ok := c.shownBuffer(id); ok {
-			return &bufferReadHandle{data: content}, fuse.FOPEN_DIRECT_IO, 0
+		if buf, errno := c.shownBuffer(id); errno != 0 {
+			return nil, 0, errno
+		} else if buf != nil {
+			return &bufferReadHandle{buf: buf}, fuse.FOPEN_DIRECT_IO, 0
 		}
 	}
 	if err != nil {
@@ -127,20 +129,32 @@ func (c *collectionNode) setRecordAttr(id string, f fs.FileHandle, in *fuse.SetA
 	return c.recordAttrOut(id, out)
 }
 
-// truncateStored commits the stored record cut (or zero-extended) to size.
-// The record is read under commitMu, so no commit of this mount falls
-// between the read and the put and is overwritten by the old content.
+// truncateStored commits the stored record cut (or zero-extended) to size,
+// through a buffer charged to the mount's budget like any write. The
+// record is read under commitMu, so no commit of this mount falls between
+// the read and the put and is overwritten by the old content.
 func (c *collectionNode) truncateStored(s RecordStore, id string, size int) syscall.Errno {
 	c.commitMu.Lock()
 	defer c.commitMu.Unlock()
-	content, errno := readAll(s, id)
-	if errno != 0 {
+	f, err := s.OpenRecord(id)
+	if err != nil {
+		return errnoOf(err, syscall.EIO)
+	}
+	buf := memBuf{budget: c.m.budget}
+	defer buf.free()
+	errno := buf.setFrom(f)
+	f.Close()
+	if errno != 0 || buf.size() == size {
 		return errno
 	}
-	if len(content) == size {
-		return 0
+	if errno := buf.resize(size); errno != 0 {
+		return errno
 	}
-	resized := make([]byte, size)
-	copy(resized, content)
-	return c.putLocked(s, id, resized, nil, false)
+	errno, err = buf.commit(func(content []byte) (syscall.Errno, error) {
+		return c.tryPutLocked(s, id, content, nil, false)
+	})
+	if err != nil {
+		c.reportFailure(id, errno, failureReason(id, err))
+	}
+	return errno
 }

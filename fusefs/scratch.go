@@ -38,7 +38,7 @@ func newScratchFile(ino uint64, budget *memBudget) *scratchFile {
 func (f *scratchFile) attr(out *fuse.Attr, perm uint32) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	setMemAttr(out, len(f.data.data), f.mtime, perm)
+	setMemAttr(out, f.data.size(), f.mtime, perm)
 	out.SetTimes(&f.atime, &f.mtime, &f.mtime)
 }
 
@@ -192,7 +192,11 @@ func (h *scratchHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.
 	id := h.f.promoted
 	if id == "" {
 		defer h.f.mu.Unlock()
-		return fuse.ReadResultData(sliceAt(h.f.data.data, dest, off)), 0
+		data, errno := h.f.data.readAt(dest, off)
+		if errno != 0 {
+			return nil, errno
+		}
+		return fuse.ReadResultData(data), 0
 	}
 	h.f.mu.Unlock()
 	w, errno := h.recordWriter(id)

@@ -329,10 +329,10 @@ func TestOpenTruncLeavesOtherWritersAlone(t *testing.T) {
 	h1 := c.openWriter(idA, s, false)
 	write(t, h1, recordOf(idA, "1"), 0)
 	h2 := c.openWriter(idA, s, true)
-	if got := string(h1.contents()); got != recordOf(idA, "1") {
+	if got := contentsOf(t, h1); got != recordOf(idA, "1") {
 		t.Errorf("first writer's buffer = %q after another open(O_TRUNC)", got)
 	}
-	if got := string(h2.contents()); got != "" {
+	if got := contentsOf(t, h2); got != "" {
 		t.Errorf("O_TRUNC writer's buffer = %q", got)
 	}
 	// truncate(2) by path (no handle) applies to every open buffer.
@@ -342,7 +342,7 @@ func TestOpenTruncLeavesOtherWritersAlone(t *testing.T) {
 	if errno := c.setRecordAttr(idA, nil, &in, &out); errno != 0 {
 		t.Fatal(errno)
 	}
-	if got := string(h1.contents()); got != "" {
+	if got := contentsOf(t, h1); got != "" {
 		t.Errorf("truncate by path left %q", got)
 	}
 }
@@ -352,6 +352,7 @@ func TestMemoryBudget(t *testing.T) {
 	ctx := context.Background()
 	s := newFakeStore(t)
 	c := collectionWith(fakeCatalog{store: s}, 1<<20)
+	c.m.budget.spillDir = "" // all in memory: the budget alone decides (budget_test.go covers spilling)
 	h := c.openWriter(idA, s, true)
 	chunk := make([]byte, 600<<10)
 	if _, errno := h.Write(ctx, chunk, 0); errno != 0 {
@@ -454,4 +455,18 @@ func TestSlowOpenDoesNotBlockOtherCollections(t *testing.T) {
 	if _, err := m.store("slow"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func contentsOf(t *testing.T, h *writeHandle) string {
+	t.Helper()
+	buf, errno := h.snapshot()
+	if errno != 0 {
+		t.Fatalf("snapshot: %v", errno)
+	}
+	defer buf.free()
+	content, errno := buf.bytes()
+	if errno != 0 {
+		t.Fatalf("snapshot bytes: %v", errno)
+	}
+	return string(content)
 }

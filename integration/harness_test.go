@@ -88,6 +88,12 @@ type mount struct {
 // Cleanup unmounts even when the test failed.
 func startMount(t *testing.T, root string, flags ...string) *mount {
 	t.Helper()
+	return startMountBin(t, storhfsBin, root, flags...)
+}
+
+// startMountBin is startMount with another build of storhfs (bin).
+func startMountBin(t *testing.T, bin, root string, flags ...string) *mount {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "mnt")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -99,7 +105,7 @@ func startMount(t *testing.T, root string, flags ...string) *mount {
 func startMountAt(t *testing.T, root, dir string, flags ...string) *mount {
 	t.Helper()
 	args := append(append([]string{"mount"}, flags...), root, dir)
-	cmd := exec.Command(storhfsBin, args...)
+	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

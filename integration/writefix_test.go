@@ -245,7 +245,8 @@ func TestWriteBufferBudget(t *testing.T) {
 		t.Errorf("2 MiB write with a 1 MiB budget = %v, want ENOSPC", err)
 	}
 	f.Close()
-	content := record(id, fmt.Sprintf(`{"pad":"%s"}`, strings.Repeat("x", 600<<10)))
+	// Committing needs about 5x the record in memory: 100 KiB fits in 1 MiB.
+	content := record(id, fmt.Sprintf(`{"pad":"%s"}`, strings.Repeat("x", 100<<10)))
 	if err := os.WriteFile(m.path("pages", id+".jsonc"), []byte(content), 0o644); err != nil {
 		t.Fatalf("write within the budget after the first file was closed: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -30,7 +31,7 @@ func mountCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-watch", Usage: "do not watch ROOT for changes made by other processes (they then show up within the 1 s kernel cache timeout)"},
 			&cli.BoolFlag{Name: allowNonEmptyFlag, Usage: "mount over a MOUNTPOINT that holds files (they are hidden until unmounted)"},
 			&cli.BoolFlag{Name: allowForeignRootFlag, Usage: "mount a ROOT that holds files but no storh collection (it shows as an empty folder)"},
-			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes and editor temp files together; beyond it writes fail with ENOSPC"},
+			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes, editor temp files and commits together (larger files wait on ROOT's disk); beyond it writes fail with ENOSPC"},
 		},
 		Action: runMount,
 	}
@@ -55,6 +56,11 @@ func runMount(c *cli.Context) error {
 	mode := "read-write"
 	if c.Bool("read-only") {
 		mode = "read-only"
+	}
+	// This process serves one mount: its garbage must not outgrow the
+	// budget (unless the operator set the Go runtime's limit).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(fusefs.SoftMemoryLimit(c.Int64("max-buffer-mb") << 20))
 	}
 	mounted, err := fusefs.Mount(mountpoint, fusefs.Config{
 		Catalog:    catalog,
