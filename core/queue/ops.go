@@ -94,41 +94,38 @@ func (q *Queue) Enqueue(payload *phpjson.Array, id string) (string, error) {
 }
 
 // EnqueueMany appends one enqueue line per job, all with the ts read before
-// locking, and returns the ids in order. Every id and payload is checked
-// before locking, so a bad job fails with nothing written (PHP writes the
-// part of a batch over 1 MiB that precedes a bad job), reporting the first
-// bad job's error, id before payload; an id generator is called for the
-// jobs up to the bad one, as PHP does. Only a payload changed by another
-// goroutine during the call, which callers must not do, can fail a
-// streamed batch after some of its lines were written. Built-in ids are
+// locking, and returns the ids in order. As in PHP, each job's id is
+// resolved (explicit ids validated, the generator called) and its payload
+// encoded in turn under the lock, so a bad job fails the call with the id
+// generator called up to it, and with what the batch had written before it
+// (whole 1 MiB pieces) left in the log unsynced. Built-in ids are
 // generated as one batch from one clock reading (uuidv7.Generator.NewBatch).
 func (q *Queue) EnqueueMany(jobs []Job) ([]string, error) {
 	if len(jobs) == 0 {
 		return []string{}, nil
 	}
 	ts := q.now().Unix()
-	checked := startPayloadCheck(jobs) // in parallel (enqueuelines.go)
 	idSource := q.newBatchIDs(jobs)
 	ids := idSource.reuse(len(jobs))
-	bad := checked()
-	resolve := jobs
-	if bad >= 0 {
-		resolve = jobs[:bad+1]
-	}
-	for i, j := range resolve {
-		id, err := idSource.next(j.ID)
-		if err != nil {
-			return nil, err
+	var payloadJSON []byte
+	err := q.op(func(int64) error {
+		b := q.newBatch()
+		for i, j := range jobs {
+			id, err := idSource.next(j.ID)
+			if err != nil {
+				return b.fail(err)
+			}
+			if payloadJSON, err = appendPayloadJSON(payloadJSON[:0], j.Payload); err != nil {
+				return b.fail(err)
+			}
+			ids[i] = id
+			q.st.enqueue(id, payloadRef{val: NormalizePayload(payloadOrEmpty(j.Payload))})
+			if err := b.add(OpEnqueue, id, false, payloadJSON, ts); err != nil {
+				return err
+			}
 		}
-		ids[i] = id
-	}
-	if bad >= 0 {
-		_, err := appendPayloadJSON(nil, jobs[bad].Payload)
-		return nil, err
-	}
-	tail := appendInt(append(make([]byte, 0, 32), `,"ts":`...), ts)
-	tail = append(tail, '}')
-	err := q.op(func(int64) error { return q.writeEnqueues(jobs, ids, tail) })
+		return b.finish()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -206,19 +203,15 @@ func (q *Queue) claim(limit int) ([]Record, error) {
 			return nil
 		}
 		recs = make([]Record, n)
-		lines := newIDLines(OpClaim, false, now)
-		w, err := q.beginBatch(n)
-		if err != nil {
-			return err
-		}
-		defer w.endIfOpen()
+		b := q.newBatch()
 		for i := range recs {
 			j := q.st.claimJob(q.st.pending.head, now)
 			recs[i] = Record{ID: j.id, Payload: payloadOrEmpty(j.payload.val)}
-			w.buf = lines.add(w.buf, j.id)
-			w.next()
+			if err := b.add(OpClaim, j.id, false, nil, now); err != nil {
+				return err
+			}
 		}
-		return w.finish()
+		return b.finish()
 	})
 	return recs, err
 }
@@ -245,23 +238,19 @@ func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
 	}
 	completed := 0
 	err := q.op(func(now int64) error {
-		lines := newIDLines(OpComplete, keepDone, now)
-		w, err := q.beginBatch(min(len(ids), q.st.processing.n))
-		if err != nil {
-			return err
-		}
-		defer w.endIfOpen()
+		b := q.newBatch()
 		for _, id := range ids {
 			j := q.st.lookup(id)
 			if j == nil || j.state != stateProcessing {
 				continue // not processing, or a duplicate already completed
 			}
 			q.st.completeJob(j, keepDone, now)
-			w.buf = lines.add(w.buf, id)
-			w.next()
+			if err := b.add(OpComplete, id, keepDone, nil, now); err != nil {
+				return err
+			}
 			completed++
 		}
-		return w.finish()
+		return b.finish()
 	})
 	if err != nil {
 		return 0, err
@@ -283,24 +272,20 @@ func (q *Queue) RequeueTimedOut(timeoutS int64) (int, error) {
 }
 
 func (q *Queue) requeueTimedOut(timeoutS, now int64) (int, error) {
-	lines := newIDLines(OpRequeue, false, now)
-	w, err := q.beginBatch(q.st.processing.n)
-	if err != nil {
-		return 0, err
-	}
-	defer w.endIfOpen()
+	b := q.newBatch()
 	n := 0
 	for j := q.st.processing.head; j != nil; {
 		next := j.next
 		if now-j.at >= timeoutS {
 			q.st.requeue(j.id)
-			w.buf = lines.add(w.buf, j.id)
-			w.next()
+			if err := b.add(OpRequeue, j.id, false, nil, now); err != nil {
+				return n, err
+			}
 			n++
 		}
 		j = next
 	}
-	return n, w.finish()
+	return n, b.finish()
 }
 
 // PurgeDone forgets done jobs: all of them for olderThanS <= 0, otherwise
@@ -308,24 +293,20 @@ func (q *Queue) requeueTimedOut(timeoutS, now int64) (int, error) {
 func (q *Queue) PurgeDone(olderThanS int64) (int, error) {
 	n := 0
 	err := q.op(func(now int64) error {
-		lines := newIDLines(OpPurge, false, now)
-		w, err := q.beginBatch(q.st.done.n)
-		if err != nil {
-			return err
-		}
-		defer w.endIfOpen()
+		b := q.newBatch()
 		for j := q.st.done.head; j != nil; {
 			next := j.next
 			if olderThanS <= 0 || now-j.at >= olderThanS {
 				id := j.id
 				q.st.purge(id)
-				w.buf = lines.add(w.buf, id)
-				w.next()
+				if err := b.add(OpPurge, id, false, nil, now); err != nil {
+					return err
+				}
 				n++
 			}
 			j = next
 		}
-		return w.finish()
+		return b.finish()
 	})
 	if err != nil {
 		return 0, err
