@@ -32,6 +32,18 @@ func Run(t *testing.T, engine string, newExec func(root string) Executor, opts O
 	}
 }
 
+// RunCase replays the one case in dir (a <corpus>/<engine>/<case>
+// directory, such as a differential run writes) in t, as Run does for
+// each case of a corpus.
+func RunCase(t *testing.T, dir string, newExec func(root string) Executor, opts Options) {
+	t.Helper()
+	c, err := loadCase(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCase(t, c, newExec, opts)
+}
+
 func (o Options) quirkAllowed(tag string) bool {
 	return tag != "" && slices.Contains(o.AllowQuirks, tag)
 }
