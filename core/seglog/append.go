@@ -289,13 +289,26 @@ func (ap *appender) end(err error) error {
 	return err
 }
 
-// addPut appends a canonical put line for (id, data).
+// addPut appends a canonical put line for (id, data), a batch row's:
+// PHP's appendMany/appendStream encode data alone (encode_put_line), so
+// it may nest 512 deep. Put encodes the whole envelope: see addSinglePut.
 func (ap *appender) addPut(id string, data *phpjson.Array) error {
+	return ap.addPutDepth(id, data, phpjson.DefaultDepth)
+}
+
+// addSinglePut appends Put's line: PHP's put() encodes the envelope
+// {"op","id","data"} with depth 512 (encode_line), which leaves data 511
+// levels; a 512-deep data fails with "Maximum stack depth exceeded".
+func (ap *appender) addSinglePut(id string, data *phpjson.Array) error {
+	return ap.addPutDepth(id, data, phpjson.DefaultDepth-1)
+}
+
+func (ap *appender) addPutDepth(id string, data *phpjson.Array, maxDepth int) error {
 	p := append(ap.payload[:0], putPrefix...)
 	p = append(p, id...)
 	p = append(p, dataInfix...)
 	var err error
-	if p, err = appendJSON(p, data); err != nil {
+	if p, err = phpjson.AppendEncodeDepth(p, data, maxDepth); err != nil {
 		return err
 	}
 	p = append(p, '}')
@@ -397,7 +410,7 @@ func (l *Log) Put(data *phpjson.Array, id string) (Record, error) {
 		if err != nil {
 			return err
 		}
-		if err := ap.addPut(id, data); err != nil {
+		if err := ap.addSinglePut(id, data); err != nil {
 			return ap.end(err)
 		}
 		return ap.flush()
