@@ -30,6 +30,13 @@ type docGen struct {
 	spent  int      // ids of seq possibly spent
 	files  int      // import/export file counter
 	unique bool     // chaos: slug has a unique index
+	// unreadable is set when a write may have stored data 511 (put) or
+	// 512 (batches, which encode data alone) levels deep: PHP writes the
+	// record ({"id","data"} is 512 or 513 deep) but no fresh
+	// instance can read it, while the instance that wrote it answers from
+	// its memory cache; our store always reads the file. The generator
+	// reopens after such a write, so both sides read the file.
+	unreadable bool
 }
 
 // Doc returns the op lines of one DocStore sequence of about n ops.
@@ -294,9 +301,21 @@ func (g *docGen) chaosData(deep bool) obj {
 		d = d.with("v", g.smallValue())
 	}
 	if deep {
-		d = d.with("deep", g.deepRaw())
+		v, depth := g.deep()
+		d = d.with("deep", v)
+		g.unreadable = g.unreadable || depth+1 == 511 || depth+1 == 512
 	}
 	return d
+}
+
+// reopenIfUnreadable closes and reopens pages after a write that may
+// have stored an unreadable record (see docGen.unreadable).
+func (g *docGen) reopenIfUnreadable() {
+	if g.unreadable {
+		g.unreadable = false
+		g.emit(o("op", "close", "collection", docPages))
+		g.open()
+	}
 }
 
 // liveSlug is the slug of some record believed live ("" when none).
@@ -374,10 +393,12 @@ func (g *docGen) putOne() {
 		if gid, ok := g.generatedID(); ok {
 			g.noteWrite(gid, data)
 			g.emit(o("op", "put", "collection", docPages, "data", data))
+			g.reopenIfUnreadable()
 			return
 		}
 	}
 	g.emit(o("op", "put", "collection", docPages, "id", id, "data", data))
+	g.reopenIfUnreadable()
 }
 
 // putBatch is a putMany or putStream, sometimes with one bad row in the
@@ -397,6 +418,7 @@ func (g *docGen) putBatch() {
 		rows = append(rows, r)
 	}
 	g.emit(o("op", pick(g, "putMany", "putStream"), "collection", docPages, "rows", rows))
+	g.reopenIfUnreadable()
 }
 
 // importFile writes a JSONL file with fs_write and imports it: good rows
