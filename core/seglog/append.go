@@ -477,28 +477,27 @@ func rowRecord(row phpjson.Value) (id string, data *phpjson.Array, explicit bool
 	return id, obj, explicit
 }
 
-// AppendMany appends every row under one lock (spec 3.2). Every explicit
-// id is validated before anything is written. appendMany([]) takes no lock.
+// AppendMany appends every row under one lock (spec 3.2). Rows are
+// resolved in order before anything is written, as PHP does: a row
+// without an id takes the next generated id, an explicit id is validated,
+// and the first invalid one fails the batch (the ids generated for the
+// rows before it are spent). appendMany([]) takes no lock.
 func (l *Log) AppendMany(rows []phpjson.Value) ([]Record, error) {
 	recs := make([]Record, len(rows))
 	for i, row := range rows {
 		id, data, explicit := rowRecord(row)
-		if explicit && !uuidv7.Valid(id) {
+		if !explicit {
+			var err error
+			if id, err = l.opts.NewID(); err != nil {
+				return nil, err
+			}
+		} else if !uuidv7.Valid(id) {
 			return nil, uuidv7.ErrInvalid
 		}
 		recs[i] = Record{ID: id, Data: data}
 	}
 	if len(rows) == 0 {
 		return recs, nil
-	}
-	for i := range recs {
-		if recs[i].ID == "" {
-			id, err := l.opts.NewID()
-			if err != nil {
-				return nil, err
-			}
-			recs[i].ID = id
-		}
 	}
 	err := l.withLock(func() error {
 		ap, err := l.beginAppend()
