@@ -14,11 +14,11 @@ const logColl = "events"
 // corrupt lines planted with fs_append while closed, and reopen.
 type logGen struct {
 	*gen
-	open       obj  // the open op, repeated on every reopen
-	plain      bool // no partition: segment paths are known
-	compacts   int  // compactions of this instance (one per instance keeps the token normalisation unique)
-	seq        []string
-	spent      int
+	open     obj  // the open op, repeated on every reopen
+	plain    bool // no partition: segment paths are known
+	compacts int  // compactions of this instance (one per instance keeps the token normalisation unique)
+	seq      []string
+	spent    int
 	// window: also write and plant data 511-512 deep (see logDeep).
 	window bool
 }
