@@ -1,5 +1,7 @@
 package difftest
 
+import "slices"
+
 const queueColl = "jobs"
 
 // queueGen writes Queue sequences with a pinned, advancing clock:
@@ -133,7 +135,19 @@ func (g *queueGen) enqueue() {
 	id := g.jobID()
 	g.op(o("op", "enqueue", "payload", g.payload(), "id", id))
 	g.pending = append(g.pending, id)
+	if slices.Contains(g.ids[:len(g.ids)-1], id) {
+		g.reopenForOrder()
+	}
 }
+
+// reopenForOrder reopens the queue after an event that can leave PHP's
+// live claim order different from the order its own replay (and our
+// queue) gives: a live PHP instance keeps every enqueue/requeue in an
+// append-only list and claims an id at its first pending entry, so a
+// re-enqueued pending id, or one claimed by another writer and requeued
+// later, is claimed at its old position; replay at open (and our queue)
+// places it at its latest enqueue. After a reopen both agree again.
+func (g *queueGen) reopenForOrder() { g.reopen(true) }
 
 // enqueueMany batches jobs of every form (README 4.4), sometimes with one
 // bad job halfway.
@@ -256,6 +270,7 @@ func (g *queueGen) plant() {
 			text = string(guardLine(encode(o("op", "complete", "id", g.knownID(), "ts", g.now))))
 		}
 		valid = true
+		defer g.reopenForOrder()
 	default:
 		text = string(guardLine(encode(o("op", "enqueue", "id", g.newID(), "payload", o("n", 1), "ts", g.now))))[:20]
 	}
