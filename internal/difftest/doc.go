@@ -12,5 +12,4 @@
 //	STORH_DIFF_SEED  first seed (default 1); sequence i uses seed+i
 //	STORH_DIFF_KEEP  where a diverging case is kept (default $TMPDIR/storhfs-difftest)
 //	STORH_ORACLE     the oracle directory (default <module>/../shared/oracle)
-//	STORH_DIFF_LOG_DEPTH_WINDOW=1  let log data 511-512 levels deep in (known divergences)
 package difftest
