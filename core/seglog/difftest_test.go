@@ -11,5 +11,5 @@ import (
 // storh and with this package, comparing every result and the final tree
 // (internal/difftest; make difftest runs many more).
 func TestDifferential(t *testing.T) {
-	difftest.Run(t, "log", 90, newLogExecutor, conformance.Options{AllowQuirks: []string{difftest.QuirkLogCountSubstring}})
+	difftest.Run(t, "log", 90, newLogExecutor, conformance.Options{AllowQuirks: []string{difftest.QuirkLogCountSubstring, difftest.QuirkLogCountState}})
 }
