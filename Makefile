@@ -8,13 +8,18 @@ BENCH_DATA ?= /tmp/storhfs-bench
 # Packages with concurrent code run under the race detector.
 RACE_PKGS := ./core/... ./fusefs/...
 
-.PHONY: help build run test vet bench clean
+# make difftest: sequences per engine and first seed of the long differential run.
+SEQS ?= 1000
+SEED ?= 1
+
+.PHONY: help build run test vet bench difftest clean
 
 help:
 	@echo "make build            build $(BIN)"
 	@echo "make run [ROOT=dir]   mount ROOT (default: a generated demo root in ./$(DEMO_ROOT)) at ./$(MNT); Ctrl-C unmounts"
 	@echo "make test             go vet, unit tests (race detector on core and fusefs), integration tests (real mounts)"
 	@echo "make bench [BENCH_DATA=dir]  mount vs data dir at 100k records (as root; data cached in BENCH_DATA)"
+	@echo "make difftest [SEQS=n] [SEED=s]  n random op sequences per engine (seeds s..s+n-1), replayed by PHP (../shared/oracle) and by our engines"
 
 build:
 	$(GO) build -o $(BIN) ./cmd/storhfs
@@ -38,6 +43,12 @@ test: vet
 
 bench: build
 	$(GO) run ./cmd/storhfs-bench --bin $(BIN) --records 100000 --create 10000 --log-records 500000 --runs 3 --data $(BENCH_DATA)
+
+# Diverging cases are kept under $${TMPDIR:-/tmp}/storhfs-difftest with the command that replays them.
+difftest:
+	@test -x ../shared/oracle/setup.sh || { echo "difftest needs the PHP oracle at ../shared/oracle"; exit 1; }
+	eval "$$(../shared/oracle/setup.sh)" && STORH_DIFF_SEQS=$(SEQS) STORH_DIFF_SEED=$(SEED) \
+		$(GO) test -count=1 -timeout 3h -run '^TestDifferential$$' ./core/docstore ./core/seglog ./core/queue
 
 clean:
 	rm -rf bin

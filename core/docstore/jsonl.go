@@ -12,7 +12,8 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// exportChunk is the size of the writes of ExportJSONL (PHP: about 1 MiB).
+// exportChunk is PHP's JSONL_EXPORT_BUFFER_BYTES: exportJsonl collects
+// lines until it holds at least this many bytes, then writes them all.
 const exportChunk = 1 << 20
 
 // ExportJSONL writes every record, in id order, as its canonical line
@@ -35,22 +36,32 @@ func (s *Store) ExportJSONL(path string) (int, error) {
 }
 
 // ExportJSONLTo writes the lines of ExportJSONL to out (standard output
-// for `storhfs export ... -`) and returns their number.
+// for `storhfs export ... -`) and returns their number. Like PHP it writes
+// in chunks of at least exportChunk bytes and, when a record fails, drops
+// the lines of the unwritten chunk: a failed export leaves exactly the
+// bytes PHP's leaves (nothing, below 1 MiB).
 func (s *Store) ExportJSONLTo(out io.Writer) (int, error) {
-	w := bufio.NewWriterSize(out, exportChunk)
+	buf := make([]byte, 0, exportChunk)
 	n := 0
 	err := s.scanRecordsWith("", nil, loadExportLine, func(r *scanned) error {
 		if r.err != nil || r.line == nil {
 			return r.err // nil: the file vanished
 		}
-		if _, err := w.Write(r.line); err != nil {
-			return err
-		}
+		buf = append(buf, r.line...)
 		n++
+		if len(buf) >= exportChunk {
+			if _, err := out.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
 		return nil
 	})
-	if ferr := w.Flush(); err == nil {
-		err = ferr
+	if err != nil {
+		return n, err
+	}
+	if len(buf) > 0 {
+		_, err = out.Write(buf)
 	}
 	return n, err
 }

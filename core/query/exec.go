@@ -32,10 +32,10 @@ func (b *Builder) Stream(fn func(Record) error) error {
 		return b.err
 	}
 	if !b.ordered {
-		return ignoreStop(b.eachMatch(b.limit, fn))
+		return ignoreStop(b.eachMatch(b.limit, b.recordQueryShape(), fn))
 	}
 	var matches []Record
-	if err := b.eachMatch(0, func(r Record) error {
+	if err := b.eachMatch(0, false, func(r Record) error {
 		matches = append(matches, r)
 		return nil
 	}); err != nil {
@@ -90,7 +90,7 @@ func (b *Builder) Count() (int, error) {
 		return n, err
 	}
 	n := 0
-	err := b.eachMatch(b.limit, func(Record) error {
+	err := b.eachMatch(b.limit, true, func(Record) error {
 		n++
 		return nil
 	})
@@ -100,8 +100,9 @@ func (b *Builder) Count() (int, error) {
 // eachMatch calls fn for every matching record in base order (before
 // orderBy), and stops after stop matches when stop > 0. The records come
 // from the direct id lookup, index candidates, or a full scan; every one is
-// checked with Matches, so all three give what a scan gives.
-func (b *Builder) eachMatch(stop int, fn func(Record) error) error {
+// checked with Matches, so all three give what a scan gives. seekCursor
+// lets a CursorScanner source start its scan past the cursor.
+func (b *Builder) eachMatch(stop int, seekCursor bool, fn func(Record) error) error {
 	if rec, applies, err := b.directID(); err != nil || applies {
 		if err != nil || rec == nil {
 			return err
@@ -144,7 +145,27 @@ func (b *Builder) eachMatch(stop int, fn func(Record) error) error {
 			return ignoreStop(b.eachCandidate(ids, need, emit))
 		}
 	}
+	if cs, ok := b.src.(CursorScanner); ok && b.hasCur && seekCursor {
+		return ignoreStop(cs.ScanAfter(b.cursor, emit))
+	}
 	return ignoreStop(b.src.Scan(emit))
+}
+
+// recordQueryShape reports whether PHP's get() on a log streams with the
+// cursor as its after() bound (QueryBuilder::record_query): no orderBy,
+// one group, only eq conditions on fields other than id with a scalar or
+// null value. Any other get() streams everything and filters; count()
+// always starts past the cursor (count_records).
+func (b *Builder) recordQueryShape() bool {
+	if b.ordered || len(b.groups) != 1 {
+		return false
+	}
+	for _, c := range b.groups[0] {
+		if _, isArray := c.Value.(*phpjson.Array); c.Op != "eq" || c.Field == "id" || isArray {
+			return false
+		}
+	}
+	return true
 }
 
 // eachCandidate calls emit with the record of each candidate id (sorted,

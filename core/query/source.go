@@ -28,6 +28,16 @@ type Source interface {
 	Get(id string) (*Record, error)
 }
 
+// CursorScanner is optionally implemented by a Source that can start a
+// scan past a cursor the way its PHP store does (SegmentedLog: the
+// segments and lines PHP skips for a cursor it never reads, so a line it
+// could not decode there does not fail the query). ScanAfter yields what
+// Scan yields minus the ids <= after (bytewise). The query uses it where
+// PHP's does: count(), and get() of the shape recordQueryShape describes.
+type CursorScanner interface {
+	ScanAfter(after string, fn func(Record) error) error
+}
+
 // Indexed is optionally implemented by a Source whose store has secondary
 // indexes (DocStore adapts docindex.Manager). A Source implementing Indexed
 // must Scan in ascending bytewise id order (index candidates are visited in

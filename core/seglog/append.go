@@ -289,13 +289,26 @@ func (ap *appender) end(err error) error {
 	return err
 }
 
-// addPut appends a canonical put line for (id, data).
+// addPut appends a canonical put line for (id, data), a batch row's:
+// PHP's appendMany/appendStream encode data alone (encode_put_line), so
+// it may nest 512 deep. Put encodes the whole envelope: see addSinglePut.
 func (ap *appender) addPut(id string, data *phpjson.Array) error {
+	return ap.addPutDepth(id, data, phpjson.DefaultDepth)
+}
+
+// addSinglePut appends Put's line: PHP's put() encodes the envelope
+// {"op","id","data"} with depth 512 (encode_line), which leaves data 511
+// levels; a 512-deep data fails with "Maximum stack depth exceeded".
+func (ap *appender) addSinglePut(id string, data *phpjson.Array) error {
+	return ap.addPutDepth(id, data, phpjson.DefaultDepth-1)
+}
+
+func (ap *appender) addPutDepth(id string, data *phpjson.Array, maxDepth int) error {
 	p := append(ap.payload[:0], putPrefix...)
 	p = append(p, id...)
 	p = append(p, dataInfix...)
 	var err error
-	if p, err = appendJSON(p, data); err != nil {
+	if p, err = phpjson.AppendEncodeDepth(p, data, maxDepth); err != nil {
 		return err
 	}
 	p = append(p, '}')
@@ -397,7 +410,7 @@ func (l *Log) Put(data *phpjson.Array, id string) (Record, error) {
 		if err != nil {
 			return err
 		}
-		if err := ap.addPut(id, data); err != nil {
+		if err := ap.addSinglePut(id, data); err != nil {
 			return ap.end(err)
 		}
 		return ap.flush()
@@ -464,28 +477,27 @@ func rowRecord(row phpjson.Value) (id string, data *phpjson.Array, explicit bool
 	return id, obj, explicit
 }
 
-// AppendMany appends every row under one lock (spec 3.2). Every explicit
-// id is validated before anything is written. appendMany([]) takes no lock.
+// AppendMany appends every row under one lock (spec 3.2). Rows are
+// resolved in order before anything is written, as PHP does: a row
+// without an id takes the next generated id, an explicit id is validated,
+// and the first invalid one fails the batch (the ids generated for the
+// rows before it are spent). appendMany([]) takes no lock.
 func (l *Log) AppendMany(rows []phpjson.Value) ([]Record, error) {
 	recs := make([]Record, len(rows))
 	for i, row := range rows {
 		id, data, explicit := rowRecord(row)
-		if explicit && !uuidv7.Valid(id) {
+		if !explicit {
+			var err error
+			if id, err = l.opts.NewID(); err != nil {
+				return nil, err
+			}
+		} else if !uuidv7.Valid(id) {
 			return nil, uuidv7.ErrInvalid
 		}
 		recs[i] = Record{ID: id, Data: data}
 	}
 	if len(rows) == 0 {
 		return recs, nil
-	}
-	for i := range recs {
-		if recs[i].ID == "" {
-			id, err := l.opts.NewID()
-			if err != nil {
-				return nil, err
-			}
-			recs[i].ID = id
-		}
 	}
 	err := l.withLock(func() error {
 		ap, err := l.beginAppend()

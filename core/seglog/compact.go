@@ -348,7 +348,9 @@ func (r *Retention) OlderThanDays(d int64) error {
 func (r *Retention) OlderThanMs(ts int64) { r.cutoff, r.hasCutoff = ts, true }
 
 // Compact deletes every live record whose id timestamp <= cutoff (stream
-// order), compacts, and returns the number of deletes.
+// order), compacts, and returns the number of deletes. When the stream
+// fails, the records it yielded before are deleted all the same and the
+// stream's error is returned (PHP deletes while it streams).
 func (r *Retention) Compact() (int, error) {
 	if !r.hasCutoff {
 		return 0, ErrNoCutoff
@@ -356,14 +358,17 @@ func (r *Retention) Compact() (int, error) {
 	var q StreamQuery
 	q.TimeRangeMs(nil, &r.cutoff)
 	var ids []string
-	if err := r.l.Stream(q, func(rec Record) error {
+	streamErr := r.l.Stream(q, func(rec Record) error {
 		ids = append(ids, rec.ID)
 		return nil
-	}); err != nil {
-		return 0, err
-	}
+	})
+	// PHP deletes each record as its stream yields it, so when the stream
+	// fails halfway the records yielded before stay deleted.
 	if err := r.l.deleteMany(ids); err != nil {
 		return 0, err
+	}
+	if streamErr != nil {
+		return len(ids), streamErr
 	}
 	if err := r.l.Compact(); err != nil {
 		return len(ids), err

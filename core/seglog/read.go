@@ -212,7 +212,7 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 			// ids outside the query's bounds are never yielded. A put that
 			// is kept needs only its data decoded, and its id (the raw
 			// one) has passed the upper bound, state and id checks below.
-			if op, idB, data, ok := fastEnvelope(payload); ok && plainID(idB) {
+			if op, idB, data, ok := fastEnvelope(payload); ok && plainID(idB) && !tooDeepForPHP(payload) {
 				if ordered && q.hasUpper && string(idB) > q.upper {
 					break
 				}

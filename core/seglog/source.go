@@ -19,8 +19,23 @@ type logSource struct{ l *Log }
 
 func (s logSource) StoreClass() string { return StoreClass }
 
-func (s logSource) Scan(fn func(query.Record) error) error {
-	err := s.l.Stream(StreamQuery{}, func(r Record) error {
+var _ query.CursorScanner = logSource{}
+
+func (s logSource) Scan(fn func(query.Record) error) error { return s.scan(StreamQuery{}, fn) }
+
+// ScanAfter streams past a query cursor as PHP's query_records and
+// count_records do: segments wholly at or below it are skipped and ordered
+// ones are entered at their sparse-index seek offset.
+func (s logSource) ScanAfter(after string, fn func(query.Record) error) error {
+	var q StreamQuery
+	if err := q.After(after); err != nil {
+		return err
+	}
+	return s.scan(q, fn)
+}
+
+func (s logSource) scan(q StreamQuery, fn func(query.Record) error) error {
+	err := s.l.Stream(q, func(r Record) error {
 		if err := fn(query.Record{ID: r.ID, Data: r.Data}); err != nil {
 			if errors.Is(err, query.ErrStop) {
 				return errStopStream

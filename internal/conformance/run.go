@@ -16,20 +16,35 @@ import (
 func Run(t *testing.T, engine string, newExec func(root string) Executor, opts Options) {
 	t.Helper()
 	corpus := corpusdir.Require(t)
-	engineDir := filepath.Join(corpus, engine)
+	RunCases(t, filepath.Join(corpus, engine), newExec, opts)
+}
+
+// RunCases runs every case directory of engineDir as t.Run(caseName), as
+// Run does for <corpus>/<engine> (also for the repository's extra cases,
+// testdata/conformance-extra/<engine>).
+func RunCases(t *testing.T, engineDir string, newExec func(root string) Executor, opts Options) {
+	t.Helper()
 	names, err := listCases(engineDir)
 	if err != nil || len(names) == 0 {
-		t.Fatalf("no %s cases in %s: %v", engine, engineDir, err)
+		t.Fatalf("no cases in %s: %v", engineDir, err)
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			c, err := loadCase(filepath.Join(engineDir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			runCase(t, c, newExec, opts)
+			RunCase(t, filepath.Join(engineDir, name), newExec, opts)
 		})
 	}
+}
+
+// RunCase replays the one case in dir (a <corpus>/<engine>/<case>
+// directory, such as a differential run writes) in t, as Run does for
+// each case of a corpus.
+func RunCase(t *testing.T, dir string, newExec func(root string) Executor, opts Options) {
+	t.Helper()
+	c, err := loadCase(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCase(t, c, newExec, opts)
 }
 
 func (o Options) quirkAllowed(tag string) bool {

@@ -1,0 +1,16 @@
+package docstore
+
+import (
+	"path/filepath"
+	"testing"
+
+	"storhfs/internal/conformance"
+	"storhfs/internal/corpus"
+)
+
+// TestConformanceExtra replays testdata/conformance-extra/doc: PHP cases
+// made from divergences the differential test found (internal/difftest).
+func TestConformanceExtra(t *testing.T) {
+	dir := filepath.Join(corpus.ModuleRoot(), "testdata", "conformance-extra", "doc")
+	conformance.RunCases(t, dir, newDocExecutor, conformance.Options{AllowQuirks: allowedQuirks})
+}

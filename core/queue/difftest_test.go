@@ -1,0 +1,15 @@
+package queue
+
+import (
+	"testing"
+
+	"storhfs/internal/conformance"
+	"storhfs/internal/difftest"
+)
+
+// TestDifferential replays random queue op sequences with the real PHP
+// storh and with this package, comparing every result and the final tree
+// (internal/difftest; make difftest runs many more).
+func TestDifferential(t *testing.T) {
+	difftest.Run(t, "queue", 90, newQueueExecutor, conformance.Options{AllowQuirks: []string{difftest.QuirkDeepRefused}})
+}

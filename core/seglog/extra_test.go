@@ -1,0 +1,16 @@
+package seglog
+
+import (
+	"path/filepath"
+	"testing"
+
+	"storhfs/internal/conformance"
+	"storhfs/internal/corpus"
+)
+
+// TestConformanceExtra replays testdata/conformance-extra/log: PHP cases
+// made from divergences the differential test found (internal/difftest).
+func TestConformanceExtra(t *testing.T) {
+	dir := filepath.Join(corpus.ModuleRoot(), "testdata", "conformance-extra", "log")
+	conformance.RunCases(t, dir, newLogExecutor, conformance.Options{})
+}
