@@ -16,8 +16,11 @@ help:
 	@echo "make test             go vet, unit tests (race detector on core and fusefs), integration tests (real mounts)"
 	@echo "make bench [BENCH_DATA=dir]  mount vs data dir at 100k records (as root; data cached in BENCH_DATA)"
 
+# The version storhfs --version prints: git describe of a checkout.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/storhfs
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/storhfs
 
 run: build
 	@set -e; root="$(ROOT)"; \
