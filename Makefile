@@ -21,8 +21,11 @@ help:
 	@echo "make bench [BENCH_DATA=dir]  mount vs data dir at 100k records (as root; data cached in BENCH_DATA)"
 	@echo "make difftest [SEQS=n] [SEED=s]  n random op sequences per engine (seeds s..s+n-1), replayed by PHP (../shared/oracle) and by our engines"
 
+# The version storhfs --version prints: git describe of a checkout.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/storhfs
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/storhfs
 
 run: build
 	@set -e; root="$(ROOT)"; \

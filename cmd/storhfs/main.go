@@ -12,6 +12,7 @@ import (
 )
 
 func main() {
+	cli.VersionPrinter = func(c *cli.Context) { readBuildVersion().print(c.App.Writer) }
 	app := newApp()
 	// mount(8) calling storhfs as the helper for fuse.storhfs (fstab.go).
 	if isMountHelperCall(os.Args, commandNames(app)) {
@@ -35,15 +36,19 @@ func exitCodeOf(err error) int {
 
 func newApp() *cli.App {
 	return &cli.App{
-		Name:  "storhfs",
-		Usage: "a FUSE file system for storh data directories",
+		Name:    "storhfs",
+		Usage:   "a FUSE file system for storh data directories",
+		Version: readBuildVersion().storhfs,
 		Commands: append([]*cli.Command{
 			mountCommand(),
 			putCommand(),
 			deleteCommand(),
 			demoCommand(),
-		}, append(extraCommands(), testAidCommands()...)...),
-		HideHelpCommand: true,
+		}, append(extraCommands(), append([]*cli.Command{
+			versionCommand(), completionCommand(), manCommand(),
+		}, testAidCommands()...)...)...),
+		HideHelpCommand:      true,
+		EnableBashCompletion: true,
 		// An unknown command is a usage error (exit 2), like any other.
 		CommandNotFound: func(c *cli.Context, name string) {
 			fmt.Fprintf(os.Stderr, "storhfs: unknown command %q (see: storhfs --help)\n", name)
