@@ -28,6 +28,7 @@ func newApp() *cli.App {
 		Usage: "a FUSE file system for storh data directories",
 		Commands: append([]*cli.Command{
 			mountCommand(),
+			unmountCommand(),
 			putCommand(),
 			deleteCommand(),
 			demoCommand(),
