@@ -125,6 +125,7 @@ func rootNode(m *mountState) fs.InodeEmbedder {
 func (mt *Mounted) Wait() {
 	mt.server.Wait()
 	mt.stopWatching()
+	mt.stopNotifying()
 }
 
 func (mt *Mounted) stopWatching() {
@@ -139,6 +140,7 @@ func (mt *Mounted) stopWatching() {
 func (mt *Mounted) Unmount() error {
 	defer mt.state.closeAll()
 	mt.stopWatching()
+	mt.stopNotifying()
 	err := mt.server.Unmount()
 	if err == nil {
 		return nil
