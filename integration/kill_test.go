@@ -224,6 +224,7 @@ func TestKillStorm(t *testing.T) {
 	kills := envCount("STORHFS_KILLS", 20)
 	rnd := rand.New(rand.NewSource(time.Now().UnixNano()))
 	var hangs []string
+	rescued := 0 // kills after which the watchdog had to abort the connection
 	for round := 0; round < kills; round++ {
 		k := startKillable(t, s.root)
 		writers := s.mountWriters(k.mount, round, 3)
@@ -239,6 +240,9 @@ func TestKillStorm(t *testing.T) {
 			k.recover()
 			waitWriters(writers)
 		}
+		if strings.Contains(k.log.String(), "storhfs watchdog: ") {
+			rescued++
+		}
 		runOK(t, "", storhfsBin, "unmount", "--force", k.dir)
 		s.checkLedger(fmt.Sprintf("after kill %d", round))
 		if t.Failed() {
@@ -250,7 +254,7 @@ func TestKillStorm(t *testing.T) {
 	}
 	s.stopPHP()
 	s.checkLedger("at the end")
-	t.Logf("%d kills, %d writes acknowledged", kills, s.ledger.acked)
+	t.Logf("%d kills, %d left a thread stuck and were recovered by the watchdog, %d writes acknowledged", kills, rescued, s.ledger.acked)
 	s.healthy(t)
 }
 

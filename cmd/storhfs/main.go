@@ -29,6 +29,7 @@ func newApp() *cli.App {
 		Commands: append([]*cli.Command{
 			mountCommand(),
 			unmountCommand(),
+			watchdogCommand(),
 			putCommand(),
 			deleteCommand(),
 			demoCommand(),
