@@ -162,7 +162,9 @@ type Connection struct {
 // Conn is the connection minor under ConnectionsDir.
 func Conn(minor uint32) Connection { return Connection{Dir: ConnectionsDir, Minor: minor} }
 
-func (c Connection) path() string { return filepath.Join(c.Dir, strconv.FormatUint(uint64(c.Minor), 10)) }
+func (c Connection) path() string {
+	return filepath.Join(c.Dir, strconv.FormatUint(uint64(c.Minor), 10))
+}
 
 // Exists reports whether the kernel still has the connection (its
 // superblock is not destroyed yet). Always false when fusectl is not
