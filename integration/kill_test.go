@@ -309,6 +309,9 @@ func TestTermStorm(t *testing.T) {
 			k.recover()
 		}
 		slowest = max(slowest, time.Since(start))
+		if strings.Contains(k.log.String(), "storhfs watchdog: ") {
+			t.Errorf("SIGTERM %d: the process exited only after the watchdog aborted its connection:\n%s", round, k.log)
+		}
 		if stuck := waitWriters(writers); len(stuck) > 0 {
 			hangs = append(hangs, fmt.Sprintf("SIGTERM %d: writers did not exit: %s", round, strings.Join(stuck, ", ")))
 			k.recover()

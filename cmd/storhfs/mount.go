@@ -71,9 +71,6 @@ func runMount(c *cli.Context) error {
 	if err != nil {
 		return mountError(mountpoint, err)
 	}
-	if err := startWatchdog(mountpoint); err != nil {
-		fmt.Fprintf(os.Stderr, "storhfs: %v (a kill of this process may then leave the mount hung: storhfs unmount --force %s recovers it)\n", err, mountpoint)
-	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	unmounted := make(chan struct{})
@@ -83,6 +80,9 @@ func runMount(c *cli.Context) error {
 		mounted.Unmount()
 		return err
 	}
+	// After the announcement: the watchdog inherits stderr, which is then
+	// the mount's log, not the mount(8) helper's pipe.
+	startMountWatchdog(mountpoint)
 
 	select {
 	case sig := <-signals:

@@ -72,9 +72,16 @@ func init() {
 	runtime.LockOSThread()
 }
 
-// startWatchdog starts the watchdog of the mount at mountpoint, served by
-// this process. It must run on the main goroutine (the leader thread: the
-// parent-death signal follows the thread that forks).
+// startMountWatchdog starts the watchdog of the mount at mountpoint, served
+// by this process, or says on stderr why it could not. It must run on the
+// main goroutine (the leader thread: the parent-death signal follows the
+// thread that forks).
+func startMountWatchdog(mountpoint string) {
+	if err := startWatchdog(mountpoint); err != nil {
+		fmt.Fprintf(os.Stderr, "storhfs: %v (if this process is killed, the mount may hang: storhfs unmount --force %s recovers it)\n", err, mountpoint)
+	}
+}
+
 func startWatchdog(mountpoint string) error {
 	minor, err := fusectl.MinorOf(mountpoint)
 	if err != nil {
