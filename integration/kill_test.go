@@ -238,11 +238,13 @@ func TestKillStorm(t *testing.T) {
 	rnd := rand.New(rand.NewSource(time.Now().UnixNano()))
 	var hangs []string
 	rescued := 0 // kills after which the watchdog had to abort the connection
+	var slowest time.Duration
 	for round := 0; round < kills; round++ {
 		k := startKillable(t, s.root)
 		writers := s.mountWriters(k.mount, round, 3)
 		time.Sleep(time.Duration(100+rnd.Intn(400)) * time.Millisecond) // the storm's length, not a bound
 		pid := k.cmd.Process.Pid
+		start := time.Now()
 		k.cmd.Process.Kill()
 		if !k.exited(exitBound) {
 			hangs = append(hangs, fmt.Sprintf("kill %d: mount process %d did not exit within %v:\n%s", round, pid, exitBound, stuckThreads(pid)))
@@ -253,6 +255,7 @@ func TestKillStorm(t *testing.T) {
 			k.recover()
 			waitWriters(writers)
 		}
+		slowest = max(slowest, time.Since(start))
 		if strings.Contains(k.log.String(), "storhfs watchdog: ") {
 			rescued++
 		}
@@ -273,7 +276,8 @@ func TestKillStorm(t *testing.T) {
 	}
 	s.stopPHP()
 	s.checkLedger("at the end")
-	t.Logf("%d kills, %d left a thread stuck and were recovered by the watchdog, %d writes acknowledged", kills, rescued, s.ledger.acked)
+	t.Logf("%d kills, %d left a thread stuck and were recovered by the watchdog, slowest exit %v, %d writes acknowledged",
+		kills, rescued, slowest.Round(time.Millisecond), s.ledger.acked)
 	s.healthy(t)
 }
 
