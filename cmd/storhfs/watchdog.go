@@ -141,31 +141,26 @@ func runWatchdog(pid int, minor uint32, mountpoint string) error {
 	if d.exitedWithin(exitGrace) {
 		return nil // /dev/fuse closed: the kernel aborted the connection itself
 	}
-	conn := fusectl.Conn(minor)
 	if !connectionOf(minor, mountpoint) {
 		return nil
 	}
 	if err := fusectl.Abort(minor); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil
+			return nil // the connection is gone already
 		}
 		return fmt.Errorf("watchdog: mount process %d of %s is dying with a thread stuck in the kernel, and aborting its FUSE connection failed: %w (as root: storhfs unmount --force %s)", pid, mountpoint, err, mountpoint)
 	}
 	exited := d.exitedWithin(abortedExit)
 	fmt.Fprintf(os.Stderr, "storhfs watchdog: mount process %d of %s died with a thread stuck in the kernel; aborted FUSE connection %d (process exited: %v, connection left: %v); detach with: storhfs unmount --force %s\n",
-		pid, mountpoint, minor, exited, conn.Exists(), mountpoint)
+		pid, mountpoint, minor, exited, fusectl.Conn(minor).Exists(), mountpoint)
 	return nil
 }
 
-// connectionOf reports whether FUSE connection minor still belongs to the
-// mount at mountpoint: mountinfo shows it there, or (lazily detached) shows
-// no mount with that device at all, so it cannot be another mount's.
+// connectionOf reports whether FUSE connection minor, if it still exists,
+// belongs to the mount at mountpoint: mountinfo shows it there, or (lazily
+// detached) shows no mount with that device at all, so it cannot be
+// another mount's.
 func connectionOf(minor uint32, mountpoint string) bool {
-	if !fusectl.Conn(minor).Exists() {
-		if err := fusectl.EnsureMounted(); err != nil || !fusectl.Conn(minor).Exists() {
-			return err != nil // unknown without fusectl: Abort reports why
-		}
-	}
 	entries, err := fusectl.Mounts()
 	if err != nil {
 		return false
