@@ -197,13 +197,13 @@ func (h *writeHandle) Release(ctx context.Context) syscall.Errno {
 // commit stores the buffer if it changed. Afterwards, failed or not, the
 // kernel's attributes and pages of the record are invalidated: the writer's
 // truncations and writes may have left a size or pages the store does not
-// hold. (The kernel holds no inode lock while a FLUSH or FSYNC is answered,
-// so notifying from here cannot deadlock.)
+// hold. The invalidation is queued, not sent from this handler: it locks
+// page-cache folios that a READ in flight holds (notifier.go).
 func (h *writeHandle) commit() syscall.Errno {
 	errno, changed := h.commitBuffer()
 	if changed {
 		if node := h.c.GetChild(h.id + recordExt); node != nil {
-			node.NotifyContent(0, 0)
+			h.c.m.notify(func() { node.NotifyContent(0, 0) })
 		}
 	}
 	return errno

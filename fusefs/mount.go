@@ -143,6 +143,7 @@ func rootNode(m *mountState) fs.InodeEmbedder {
 func (mt *Mounted) Wait() {
 	<-mt.served
 	mt.stopWatching()
+	mt.stopNotifying()
 	mt.state.closeAll()
 }
 

@@ -17,7 +17,8 @@ type mountState struct {
 	budget   *memBudget // write buffers, scratch files and commits together
 
 	scratchSeq atomic.Uint64 // last scratch inode counter handed out
-	runNotify  func(func())  // runs kernel notifications; nil: a new goroutine (tests replace it)
+	runNotify  func(func())  // runs kernel notifications; nil: the notifier (tests replace it)
+	notifier   notifier      // sends kernel notifications, one at a time, outside requests
 	self       selfChanges   // record files this mount just changed (for the watcher)
 	refusals   *refusalLog   // failed commits and refused names, for the log and .storhfs/errors
 	symlinks   symlinkLog    // symlinks under ROOT refused, each reported once
@@ -141,14 +142,14 @@ func (m *mountState) queueSource(dir string) *queueSource {
 	return s
 }
 
-// notify runs a kernel cache notification outside of the current FUSE
-// request: notifying from inside a handler can deadlock (fuse/server.go).
+// notify queues a kernel cache notification for the notifier, which sends
+// it outside of every FUSE request (notifier.go says why). It never blocks.
 func (m *mountState) notify(fn func()) {
 	if m.runNotify != nil {
 		m.runNotify(fn)
 		return
 	}
-	go fn()
+	m.notifier.send(fn)
 }
 
 func childRel(parent, name string) string {

@@ -43,6 +43,9 @@ func (mt *Mounted) Unmount() error { return mt.Shutdown(context.Background(), De
 func (mt *Mounted) Shutdown(ctx context.Context, grace time.Duration) error {
 	mt.gate.drain()
 	mt.stopWatching()
+	// While requests are still answered, an invalidation in the kernel
+	// returns; none may be in flight when the process exits (notifier.go).
+	mt.stopNotifying()
 	deadline := time.Now().Add(grace)
 	var busy error
 	for {

@@ -28,9 +28,8 @@ import (
 //
 // Events are turned into invalidations (an entry of a directory node, or
 // every file of a log or queue folder), coalesced for coalesceDelay, and
-// sent to the kernel by one worker goroutine that holds no lock and runs
-// outside every FUSE request (notifying from a handler can deadlock:
-// fuse/server.go, libfuse #341).
+// sent to the kernel by the mount's notifier, which holds no lock and runs
+// outside every FUSE request (notifier.go).
 //
 // A DocStore collection takes 2 + 256 watches (one per bucket in use).
 // When the kernel refuses a watch (fs.inotify.max_user_watches) the
@@ -380,7 +379,8 @@ func (w *watcher) signal() {
 	}
 }
 
-// notifyLoop is the only goroutine that sends the watcher's notifications.
+// notifyLoop gathers the watcher's invalidations into batches for the
+// mount's notifier.
 func (w *watcher) notifyLoop() {
 	defer w.stopped.Done()
 	for {
@@ -394,15 +394,17 @@ func (w *watcher) notifyLoop() {
 		batch, all := w.pending, w.all
 		w.pending, w.all = map[invalidation]bool{}, false
 		w.mu.Unlock()
-		if all {
-			invalidateTree(w.root)
-		}
-		for inv := range batch {
-			w.send(inv)
-		}
-		if w.notified != nil {
-			w.notified()
-		}
+		w.m.notify(func() {
+			if all {
+				invalidateTree(w.root)
+			}
+			for inv := range batch {
+				w.send(inv)
+			}
+			if w.notified != nil {
+				w.notified()
+			}
+		})
 	}
 }
 

@@ -41,6 +41,8 @@ func newApp() *cli.App {
 		Version: readBuildVersion().storhfs,
 		Commands: append([]*cli.Command{
 			mountCommand(),
+			unmountCommand(),
+			watchdogCommand(),
 			putCommand(),
 			deleteCommand(),
 			demoCommand(),

@@ -130,6 +130,9 @@ func serveMount(mounted *fusefs.Mounted, detachedLog, ready string) error {
 		mounted.Unmount()
 		return err
 	}
+	// After the announcement: the watchdog inherits stderr, which is then
+	// the mount's log, not the mount(8) helper's pipe.
+	startMountWatchdog(mounted.Mountpoint)
 
 	select {
 	case sig := <-signals:

@@ -1,0 +1,81 @@
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// phpOracle locates the PHP storh reference (../shared/oracle beside the
+// repository, or $STORH_ORACLE) and php. Without them the test is skipped,
+// except in CI (CI=true), where it fails.
+func phpOracle(t *testing.T) (autoload, bin string) {
+	t.Helper()
+	dir := os.Getenv("STORH_ORACLE")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "oracle")
+	}
+	autoload, bin = filepath.Join(dir, "autoload.php"), filepath.Join(dir, "storh", "bin", "storh")
+	_, errA := os.Stat(autoload)
+	_, errP := exec.LookPath("php")
+	if errA == nil && errP == nil {
+		abs, _ := filepath.Abs(autoload)
+		absBin, _ := filepath.Abs(bin)
+		return abs, absBin
+	}
+	why := "the PHP storh oracle (../shared/oracle, /work/shared/oracle) or php (Debian php-cli) is missing"
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s: %v %v", why, errA, errP)
+	}
+	t.Skipf("%s: %v %v", why, errA, errP)
+	return "", ""
+}
+
+// phpWriterScript puts records in a loop with Storh\DocStore: new ones and
+// rewrites of its own, printing "TRY writer id v" before a rewrite and
+// "ACK writer id v" once put() returned. argv: ROOT COLLECTION NAME.
+const phpWriterScript = `<?php
+require getenv('STORH_AUTOLOAD');
+[, $root, $collection, $writer] = $argv;
+$store = new Storh\DocStore($root, $collection);
+$own = [];
+for ($v = 0; ; $v++) {
+    $id = ($v % 3 !== 0 && $own) ? $own[array_rand($own)] : null;
+    if ($id !== null) {
+        echo "TRY $writer $id $v\n";
+    }
+    $data = ['writer' => $writer, 'v' => $v, 'pad' => str_repeat('p', 100 + $v * 37 % 900)];
+    $record = $store->put($data, $id);
+    if ($id === null) {
+        $own[] = $record->id();
+        echo "TRY $writer {$record->id()} $v\n";
+    }
+    echo "ACK $writer {$record->id()} $v\n";
+}
+`
+
+// phpSetupScript creates COLLECTION with an index on "writer" and one record.
+const phpSetupScript = `<?php
+require getenv('STORH_AUTOLOAD');
+[, $root, $collection] = $argv;
+$store = new Storh\DocStore($root, $collection);
+$store->indexes()->define_field('writer');
+$store->put(['writer' => 'setup', 'v' => 0, 'pad' => '']);
+`
+
+func writePHPScript(t *testing.T, name, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// phpCommand runs a PHP script with the oracle's autoloader.
+func phpCommand(autoload, script string, args ...string) *exec.Cmd {
+	cmd := exec.Command("php", append([]string{script}, args...)...)
+	cmd.Env = append(os.Environ(), "STORH_AUTOLOAD="+autoload)
+	return cmd
+}
