@@ -4,32 +4,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"storhfs/internal/corpus"
 	"testing"
 )
 
-// phpOracle locates the PHP storh reference (../shared/oracle beside the
-// repository, or $STORH_ORACLE) and php. Without them the test is skipped,
-// except in CI (CI=true), where it fails.
+// phpOracle locates the PHP storh reference and php (internal/corpus):
+// without them the test is skipped, except in CI (CI=true), where it fails.
 func phpOracle(t *testing.T) (autoload, bin string) {
 	t.Helper()
-	dir := os.Getenv("STORH_ORACLE")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "oracle")
-	}
-	autoload, bin = filepath.Join(dir, "autoload.php"), filepath.Join(dir, "storh", "bin", "storh")
-	_, errA := os.Stat(autoload)
-	_, errP := exec.LookPath("php")
-	if errA == nil && errP == nil {
-		abs, _ := filepath.Abs(autoload)
-		absBin, _ := filepath.Abs(bin)
-		return abs, absBin
-	}
-	why := "the PHP storh oracle (../shared/oracle, /work/shared/oracle) or php (Debian php-cli) is missing"
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s: %v %v", why, errA, errP)
-	}
-	t.Skipf("%s: %v %v", why, errA, errP)
-	return "", ""
+	o := corpus.RequireOracle(t)
+	return o.Autoload, o.Bin
 }
 
 // phpWriterScript puts records in a loop with Storh\DocStore: new ones and
