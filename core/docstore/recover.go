@@ -1,0 +1,81 @@
+package docstore
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"time"
+
+	"storhfs/core/docindex"
+	"storhfs/core/fsutil"
+)
+
+// recoverFromDeadWriters runs when Open found the markers of writers that
+// died (kill -9, crash, power loss) in this collection. Such a writer may
+// have died between a record write and its index updates (spec 12.18),
+// leaving index entries that disagree with the records, and mid-write of
+// an index file, leaving its temp. Under the collection write lock (so no
+// live writer, PHP or storhfs, is mid-update and the check sees the truth):
+//
+//  1. delete the orphaned index temps (fsutil.SweepIndexTemps);
+//  2. verify every index of the collection against the records. This is
+//     O(records): it reads every record file once, which is why it runs
+//     only after a dead marker was found, never on a normal open. Which
+//     index a dead writer damaged cannot be known cheaply (a marker says
+//     nothing about what the writer did), so "affected" is the whole
+//     collection the marker was found in;
+//  3. log each drifted index, and unless repair is off, rebuild just those
+//     indexes as reindex would (docindex.RebuildIndexes: the same bytes),
+//     so PHP's indexed queries are right again.
+//
+// Failures are logged, not returned: the store stays usable, and verify or
+// repair can be run by hand.
+func (s *Store) recoverFromDeadWriters(dead []string, repair bool, logger *log.Logger) {
+	if logger == nil {
+		logger = log.New(os.Stderr, "storhfs: ", log.LstdFlags)
+	}
+	logger.Printf("%s: found the marker of dead writer(s) %s; checking the indexes", s.dir, strings.Join(dead, ", "))
+	err := s.withWriteLock(func() error {
+		if swept := fsutil.SweepIndexTemps(s.dir); len(swept) > 0 {
+			logger.Printf("%s: removed %d orphaned index temp file(s)", s.dir, len(swept))
+		}
+		if !s.idx.Active() {
+			return nil
+		}
+		start := time.Now()
+		rep, err := s.idx.Verify(s.recordSource())
+		if err != nil {
+			return fmt.Errorf("check the indexes: %w", err)
+		}
+		if len(rep.Drift) == 0 && rep.OK() {
+			logger.Printf("%s: indexes agree with the records (checked in %v)", s.dir, time.Since(start).Round(time.Millisecond))
+			return nil
+		}
+		refs := make([]docindex.IndexRef, 0, len(rep.Drift))
+		for _, d := range rep.Drift {
+			logger.Printf("%s: index drift: %s", s.dir, d)
+			refs = append(refs, d.Index)
+		}
+		if !repair {
+			logger.Printf("%s: not repaired (repair is off); run `storhfs reindex` or `storhfs repair`", s.dir)
+			return nil
+		}
+		if len(refs) == 0 { // problems Verify could not pin on one index
+			_, err := s.reindexLocked()
+			if err != nil {
+				return fmt.Errorf("reindex: %w", err)
+			}
+			logger.Printf("%s: reindexed every index", s.dir)
+			return nil
+		}
+		if _, err := s.idx.RebuildIndexes(s.recordSource(), refs); err != nil {
+			return fmt.Errorf("rebuild %d drifted index(es): %w", len(refs), err)
+		}
+		logger.Printf("%s: rebuilt %d drifted index(es) in %v", s.dir, len(refs), time.Since(start).Round(time.Millisecond))
+		return nil
+	})
+	if err != nil {
+		logger.Printf("%s: after dead writer(s) %s: %v; run `storhfs verify` and `storhfs repair`", s.dir, strings.Join(dead, ", "), err)
+	}
+}
