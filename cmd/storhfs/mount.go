@@ -28,6 +28,7 @@ func mountCommand() *cli.Command {
 			&cli.StringFlag{Name: detachedLogFlag, Hidden: true},
 			&cli.BoolFlag{Name: "no-watch", Usage: "do not watch ROOT for changes made by other processes (they then show up within the 1 s kernel cache timeout)"},
 			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes and editor temp files together; beyond it writes fail with ENOSPC"},
+			&cli.BoolFlag{Name: "no-repair", Usage: "after a writer died, log index drift but do not rebuild the drifted indexes"},
 		},
 		Action: runMount,
 	}
@@ -59,7 +60,7 @@ func runMount(c *cli.Context) error {
 		mode = "read-only"
 	}
 	mounted, err := fusefs.Mount(mountpoint, fusefs.Config{
-		Catalog:    &fusefs.DirCatalog{Root: root, Docs: docStores{}},
+		Catalog:    &fusefs.DirCatalog{Root: root, Docs: docStores{noRepair: c.Bool("no-repair")}},
 		FsName:     root,
 		ReadOnly:   c.Bool("read-only"),
 		AllowOther: c.Bool("allow-other"),

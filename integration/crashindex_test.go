@@ -1,0 +1,171 @@
+package integration
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// phpOracle returns the environment that points PHP at the reference storh
+// (../shared/oracle beside the repository, or $STORH_ORACLE) and its CLI.
+// Without PHP or the oracle the test is skipped, or fails when CI=true.
+func phpOracle(t *testing.T) (env []string, storhBin string) {
+	t.Helper()
+	dir := os.Getenv("STORH_ORACLE")
+	if dir == "" {
+		dir = "../../shared/oracle" // ../shared/oracle seen from the repository root
+	}
+	missing := func(why string) {
+		msg := fmt.Sprintf("PHP oracle unavailable (%s): this test drives the real PHP storh from ../shared/oracle "+
+			"(eval \"$(../shared/oracle/setup.sh)\" installs php-cli and sets STORH_ORACLE)", why)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if _, err := exec.LookPath("php"); err != nil {
+		missing("no php in PATH")
+	}
+	autoload, err := filepath.Abs(filepath.Join(dir, "autoload.php"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	storhBin = filepath.Join(filepath.Dir(autoload), "storh", "bin", "storh")
+	for _, f := range []string{autoload, storhBin} {
+		if _, err := os.Stat(f); err != nil {
+			missing(err.Error())
+		}
+	}
+	return append(os.Environ(), "STORH_AUTOLOAD="+autoload), storhBin
+}
+
+// php runs a PHP script to completion (bounded) and returns its output.
+func php(t *testing.T, env []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("php", args...)
+	cmd.Env = env
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(120 * time.Second):
+			cmd.Process.Kill()
+		}
+	}()
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// PHP writers killed with SIGKILL mid-put leave index drift and index temp
+// files (issue 17, defect 6). Mounting the root finds the last one's dead
+// marker, sweeps the temps and rebuilds the drifted indexes, so PHP's own
+// verify is healthy and its indexed queries find every record again, with
+// nobody running reindex.
+func TestPHPWriterKillsLeaveNoIndexDrift(t *testing.T) {
+	requireFuse(t)
+	env, storhBin := phpOracle(t)
+	root := filepath.Join(t.TempDir(), "root")
+	script, err := filepath.Abs("testdata/crashindex.php")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := php(t, env, script, "setup", root); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+
+	const maxKills = 8
+	kills, drifted := 0, false
+	for kills < maxKills && !(kills >= 3 && drifted) {
+		killWriterMidRun(t, env, script, root, kills)
+		kills++
+		// storhfs verify opens read-only: it leaves the dead marker for the mount.
+		out, err := run("", storhfsBin, "verify", "--strict", root, "pages")
+		drifted = drifted || err != nil
+		if err != nil {
+			t.Logf("after kill %d: %.300s", kills, out)
+		}
+	}
+	temps := indexTemps(t, root)
+	t.Logf("%d kills, drift seen: %v, index temps left: %d", kills, drifted, len(temps))
+
+	m := startMount(t, root)
+	runOK(t, "", "ls", m.path("pages")) // opens the collection
+	eventually(t, "the mount to check the indexes after the dead writer", func() bool {
+		return strings.Contains(m.log.String(), "checking the indexes")
+	})
+	if err := m.stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	t.Logf("mount log:\n%s", m.log)
+	if drifted && !strings.Contains(m.log.String(), "rebuilt") && !strings.Contains(m.log.String(), "reindexed") {
+		t.Errorf("drift was seen but the mount rebuilt nothing")
+	}
+
+	if left := indexTemps(t, root); len(left) > 0 {
+		t.Errorf("index temp files left after the mount's open: %v", left)
+	}
+	out, err := php(t, env, storhBin, "verify", root, "pages", "doc")
+	if err != nil || !strings.Contains(out, `"ok": true`) && !strings.Contains(out, `"ok":true`) {
+		t.Fatalf("PHP verify after the mount: %v\n%s", err, out)
+	}
+	out, err = php(t, env, script, "check", root)
+	if err != nil {
+		t.Fatalf("PHP's indexed queries after the mount: %v\n%s", err, out)
+	}
+	t.Logf("PHP check: %s", strings.TrimSpace(out))
+}
+
+// killWriterMidRun starts a PHP writer, lets it store a few records and
+// kills it with SIGKILL, wherever it is.
+func killWriterMidRun(t *testing.T, env []string, script, root string, run int) {
+	t.Helper()
+	before := len(storedIDs(t, root, "pages"))
+	cmd := exec.Command("php", script, "write", root, fmt.Sprintf("r%d", run))
+	cmd.Env = env
+	var stderr lockedWriter
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		cmd.Process.Kill()
+		<-exited
+	}()
+	want := before + 10 + 7*run // a different point of the put cycle each run
+	deadline := time.Now().Add(30 * time.Second)
+	for len(storedIDs(t, root, "pages")) < want {
+		select {
+		case err := <-exited:
+			t.Fatalf("PHP writer exited on its own: %v\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("PHP writer stored fewer than %d records in 30 s", want-before)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// indexTemps lists the temp files below ROOT/pages/.storh/indexes.
+func indexTemps(t *testing.T, root string) []string {
+	t.Helper()
+	var temps []string
+	filepath.WalkDir(filepath.Join(root, "pages", ".storh", "indexes"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), ".") && strings.HasSuffix(d.Name(), ".tmp") {
+			temps = append(temps, p)
+		}
+		return nil
+	})
+	return temps
+}
