@@ -143,6 +143,7 @@ type rebuilder struct {
 type defState struct {
 	Definition
 	write   bool                 // in the rebuild's scope
+	paired  bool                 // half of a compound index in the scope
 	dir     string               // eq/<FK>, for non-range fields
 	buckets map[string]*eqBucket // by VK
 }
@@ -174,7 +175,7 @@ func newRebuilder(p paths, defs []Definition, limits rebuildLimits, scope *rebui
 	}
 	b.ranges = newRangeCollector(p, b.w, b.ensureDir)
 	for _, d := range defs {
-		s := defState{Definition: d, write: scope.hasField(d.Field)}
+		s := defState{Definition: d, write: scope.hasField(d.Field), paired: scope.pairsWith(d.Field)}
 		if !d.Range {
 			s.dir = p.eqDir(d.Field)
 			s.buckets = map[string]*eqBucket{}
@@ -197,10 +198,10 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 		if !ok {
 			continue
 		}
+		if !d.write && (d.Range || !d.paired) {
+			continue
+		}
 		if d.Range {
-			if !d.write {
-				continue
-			}
 			if err := b.ranges.add(d.Field, id, v); err != nil {
 				return err
 			}

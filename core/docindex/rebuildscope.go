@@ -32,6 +32,19 @@ func (s *rebuildScope) hasPair(left, right string) bool {
 	return s == nil || s.pairs[[2]string{left, right}]
 }
 
+// pairsWith reports whether field is half of a compound index in scope.
+func (s *rebuildScope) pairsWith(field string) bool {
+	if s == nil {
+		return true
+	}
+	for p := range s.pairs {
+		if p[0] == field || p[1] == field {
+			return true
+		}
+	}
+	return false
+}
+
 // remove deletes every file of the scope's indexes, as a full rebuild's
 // delete of entries/ would, and reports whether all of it is gone. A
 // field's range files and its equality directory both go: the definition
