@@ -97,7 +97,7 @@ func TestPHPWriterKillsLeaveNoIndexDrift(t *testing.T) {
 	m := startMount(t, root)
 	runOK(t, "", "ls", m.path("pages")) // opens the collection
 	eventually(t, "the mount to check the indexes after the dead writer", func() bool {
-		return strings.Contains(m.log.String(), "checking the indexes")
+		return strings.Contains(m.log.String(), "checked the indexes after dead writer")
 	})
 	if err := m.stop(); err != nil {
 		t.Fatalf("stop: %v", err)

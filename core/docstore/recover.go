@@ -30,15 +30,16 @@ import (
 //     so PHP's indexed queries are right again.
 //
 // Failures are logged, not returned: the store stays usable, and verify or
-// repair can be run by hand.
+// repair can be run by hand. A collection without indexes and without
+// index temps logs nothing.
 func (s *Store) recoverFromDeadWriters(dead []string, repair bool, logger *log.Logger) {
 	if logger == nil {
 		logger = log.New(os.Stderr, "storhfs: ", log.LstdFlags)
 	}
-	logger.Printf("%s: found the marker of dead writer(s) %s; checking the indexes", s.dir, strings.Join(dead, ", "))
+	writers := strings.Join(dead, ", ")
 	err := s.withWriteLock(func() error {
 		if swept := fsutil.SweepIndexTemps(s.dir); len(swept) > 0 {
-			logger.Printf("%s: removed %d orphaned index temp file(s)", s.dir, len(swept))
+			logger.Printf("%s: removed %d index temp file(s) of dead writer(s) %s", s.dir, len(swept), writers)
 		}
 		if !s.idx.Active() {
 			return nil
@@ -48,8 +49,9 @@ func (s *Store) recoverFromDeadWriters(dead []string, repair bool, logger *log.L
 		if err != nil {
 			return fmt.Errorf("check the indexes: %w", err)
 		}
+		logger.Printf("%s: checked the indexes after dead writer(s) %s in %v: %d drifted",
+			s.dir, writers, time.Since(start).Round(time.Millisecond), len(rep.Drift))
 		if len(rep.Drift) == 0 && rep.OK() {
-			logger.Printf("%s: indexes agree with the records (checked in %v)", s.dir, time.Since(start).Round(time.Millisecond))
 			return nil
 		}
 		refs := make([]docindex.IndexRef, 0, len(rep.Drift))
@@ -76,6 +78,6 @@ func (s *Store) recoverFromDeadWriters(dead []string, repair bool, logger *log.L
 		return nil
 	})
 	if err != nil {
-		logger.Printf("%s: after dead writer(s) %s: %v; run `storhfs verify` and `storhfs repair`", s.dir, strings.Join(dead, ", "), err)
+		logger.Printf("%s: after dead writer(s) %s: %v; run `storhfs verify` and `storhfs repair`", s.dir, writers, err)
 	}
 }
