@@ -54,30 +54,38 @@ func (s *Store) recoverFromDeadWriters(dead []string, repair bool, logger *log.L
 		if len(rep.Drift) == 0 && rep.OK() {
 			return nil
 		}
-		refs := make([]docindex.IndexRef, 0, len(rep.Drift))
 		for _, d := range rep.Drift {
 			logger.Printf("%s: index drift: %s", s.dir, d)
-			refs = append(refs, d.Index)
 		}
 		if !repair {
 			logger.Printf("%s: not repaired (repair is off); run `storhfs reindex` or `storhfs repair`", s.dir)
 			return nil
 		}
-		if len(refs) == 0 { // problems Verify could not pin on one index
-			_, err := s.reindexLocked()
-			if err != nil {
-				return fmt.Errorf("reindex: %w", err)
-			}
-			logger.Printf("%s: reindexed every index", s.dir)
-			return nil
-		}
-		if _, err := s.idx.RebuildIndexes(s.recordSource(), refs); err != nil {
-			return fmt.Errorf("rebuild %d drifted index(es): %w", len(refs), err)
-		}
-		logger.Printf("%s: rebuilt %d drifted index(es) in %v", s.dir, len(refs), time.Since(start).Round(time.Millisecond))
-		return nil
+		return s.rebuildDriftedLocked(rep.Drift, logger)
 	})
 	if err != nil {
 		logger.Printf("%s: after dead writer(s) %s: %v; run `storhfs verify` and `storhfs repair`", s.dir, writers, err)
 	}
+}
+
+// rebuildDriftedLocked rebuilds the drifted indexes (all of them when
+// Verify found problems it could not pin on one index). Under the lock.
+func (s *Store) rebuildDriftedLocked(drift []docindex.Drift, logger *log.Logger) error {
+	start := time.Now()
+	if len(drift) == 0 {
+		if _, err := s.reindexLocked(); err != nil {
+			return fmt.Errorf("reindex: %w", err)
+		}
+		logger.Printf("%s: reindexed every index in %v", s.dir, time.Since(start).Round(time.Millisecond))
+		return nil
+	}
+	refs := make([]docindex.IndexRef, len(drift))
+	for i, d := range drift {
+		refs[i] = d.Index
+	}
+	if _, err := s.idx.RebuildIndexes(s.recordSource(), refs); err != nil {
+		return fmt.Errorf("rebuild %d drifted index(es): %w", len(refs), err)
+	}
+	logger.Printf("%s: rebuilt %d drifted index(es) in %v", s.dir, len(refs), time.Since(start).Round(time.Millisecond))
+	return nil
 }
