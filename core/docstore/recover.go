@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -44,6 +45,10 @@ func (s *Store) recoverFromDeadWriters(dead []string, repair bool, logger *log.L
 		if !s.idx.Active() {
 			return nil
 		}
+		// The check holds every record's index identities at once (about
+		// 200 MB for 100,000 records): hand that back to the OS at once
+		// instead of letting a long-lived mount keep it.
+		defer debug.FreeOSMemory()
 		start := time.Now()
 		rep, err := s.idx.Verify(s.recordSource())
 		if err != nil {
