@@ -63,18 +63,22 @@ func newCrashScene(t *testing.T) *crashScene {
 	kindDir := entries + "/eq/" + docindex.FieldKey("kind")
 	live := strconv.Itoa(os.Getppid()) + ".abcdef01" // the test runner: alive
 
-	// kind: an id whose record does not exist, in an existing entry.
-	post := kindDir + "/" + docindex.ValueKey("post") + ".jsonc"
-	b := readFile(t, post)
-	b = bytes.Replace(bytes.Replace(b, []byte(`"count":4`), []byte(`"count":5`), 1), []byte(`"ids":[`), []byte(`"ids":["`+ghostID+`",`), 1)
-	writeFile(t, post, b)
-	// slug: the entry of an existing record is gone.
-	mustRemove(t, entries+"/eq/"+docindex.FieldKey("slug")+"/"+docindex.ValueKey("s3")+".jsonc")
-	// n: a missing record's value appended (the delta line of a put whose
-	// record rename never happened cannot occur, but one of a delete
-	// whose unlink went through and whose index removal did not can).
-	writeFile(t, entries+"/range/"+docindex.FieldKey("n")+".delta.jsonl",
-		[]byte(`{"key":"`+docindex.RangeKey(int64(350))+`","value":350,"count":1,"ids":["`+ghostID+`"],"remove":[]}`+"\n"))
+	// Each drifted index gets an id of a record that does not exist (a
+	// delete whose record unlink went through and whose index removal did
+	// not) and loses the entry of a record that exists (a put whose index
+	// update never happened).
+	// kind: the ghost in the "post" entry, ids[1] gone from "page".
+	editFile(t, kindDir+"/"+docindex.ValueKey("post")+".jsonc", `"count":4`, `"count":5`, `"ids":[`, `"ids":["`+ghostID+`",`)
+	editFile(t, kindDir+"/"+docindex.ValueKey("page")+".jsonc", `"count":4`, `"count":3`, `"`+ids[1]+`",`, ``)
+	// slug: an entry file for the ghost, the one of s3 gone.
+	slugDir := entries + "/eq/" + docindex.FieldKey("slug")
+	vk := docindex.ValueKey("ghost")
+	writeFile(t, slugDir+"/"+vk+".jsonc", []byte(`{"field":"slug","key":"`+vk+`","count":1,"value":"ghost","ids":["`+ghostID+`"]}`+"\n"))
+	mustRemove(t, slugDir+"/"+docindex.ValueKey("s3")+".jsonc")
+	// n: delta lines adding the ghost and removing ids[2] (n = 20).
+	writeFile(t, entries+"/range/"+docindex.FieldKey("n")+".delta.jsonl", []byte(
+		`{"key":"`+docindex.RangeKey(int64(350))+`","value":350,"count":1,"ids":["`+ghostID+`"],"remove":[]}`+"\n"+
+			`{"key":"`+docindex.RangeKey(int64(20))+`","value":20,"count":-1,"ids":[],"remove":["`+ids[2]+`"]}`+"\n"))
 
 	c.deadTemps = []string{
 		".storh/indexes/entries/eq/" + docindex.FieldKey("kind") + "/.s-706f7374.jsonc.0123456789ab.tmp", // 0 s old
@@ -136,9 +140,9 @@ func (c *crashScene) checkTemps(t *testing.T) {
 }
 
 var wantDriftLines = []string{
-	`index drift: equality index "kind": 1 entries differ from the records (0 ids missing, 1 extra)`,
-	`index drift: unique index "slug": 1 entries differ from the records (1 ids missing, 0 extra)`,
-	`index drift: range index "n": 1 entries differ from the records (0 ids missing, 1 extra)`,
+	`index drift: equality index "kind": 2 entries differ from the records (1 ids missing, 1 extra)`,
+	`index drift: unique index "slug": 2 entries differ from the records (1 ids missing, 1 extra)`,
+	`index drift: range index "n": 2 entries differ from the records (1 ids missing, 1 extra)`,
 }
 
 func TestOpenAfterDeadWriterRepairsIndexes(t *testing.T) {
@@ -171,6 +175,12 @@ func TestOpenAfterDeadWriterRepairsIndexes(t *testing.T) {
 	// Indexed lookups find what the records say again.
 	if got, err := s.Query().Where("slug", "eq", "s3").Get(); err != nil || len(got) != 1 || got[0].ID != c.ids[3] {
 		t.Errorf("slug s3 finds %v, %v", got, err)
+	}
+	if got, err := s.Query().Where("kind", "eq", "page").Get(); err != nil || len(got) != 4 || got[0].ID != c.ids[1] {
+		t.Errorf("kind page finds %v, %v", got, err)
+	}
+	if got, err := s.Query().Where("n", "between", int64(20), int64(20)).Get(); err != nil || len(got) != 1 || got[0].ID != c.ids[2] {
+		t.Errorf("n between 20 and 20 finds %v, %v", got, err)
 	}
 }
 
@@ -317,6 +327,19 @@ func writeFile(t *testing.T, path string, b []byte) {
 	if err := os.WriteFile(path, b, 0o666); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// editFile replaces each old string (pairs of old, new) once in the file.
+func editFile(t *testing.T, path string, oldNew ...string) {
+	t.Helper()
+	b := readFile(t, path)
+	for i := 0; i+1 < len(oldNew); i += 2 {
+		if !bytes.Contains(b, []byte(oldNew[i])) {
+			t.Fatalf("%s has no %q:\n%s", path, oldNew[i], b)
+		}
+		b = bytes.Replace(b, []byte(oldNew[i]), []byte(oldNew[i+1]), 1)
+	}
+	writeFile(t, path, b)
 }
 
 func mustRemove(t *testing.T, path string) {
