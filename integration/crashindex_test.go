@@ -62,12 +62,13 @@ func php(t *testing.T, env []string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// PHP writers killed with SIGKILL mid-put leave index drift and index temp
-// files (issue 17, defect 6). Mounting the root finds the last one's dead
-// marker, sweeps the temps and rebuilds the drifted indexes, so PHP's own
-// verify is healthy and its indexed queries find every record again, with
-// nobody running reindex.
-func TestPHPWriterKillsLeaveNoIndexDrift(t *testing.T) {
+// Writers killed with SIGKILL mid-put leave index drift and index temp
+// files (issue 17, defect 6): PHP writers, and storhfs writers (an import,
+// which commits through the same engine code as the mount), in turn.
+// Mounting the root finds the last one's dead marker, sweeps the temps and
+// rebuilds the drifted indexes, so PHP's own verify is healthy and its
+// indexed queries find every record again, with nobody running reindex.
+func TestKilledWritersLeaveNoIndexDrift(t *testing.T) {
 	requireFuse(t)
 	env, storhBin := phpOracle(t)
 	root := filepath.Join(t.TempDir(), "root")
@@ -79,10 +80,23 @@ func TestPHPWriterKillsLeaveNoIndexDrift(t *testing.T) {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
 
+	rowsDir := t.TempDir()
+	writers := []func(run int) *exec.Cmd{
+		func(run int) *exec.Cmd {
+			cmd := exec.Command("php", script, "write", root, fmt.Sprintf("r%d", run))
+			cmd.Env = env
+			return cmd
+		},
+		func(run int) *exec.Cmd {
+			rows := filepath.Join(rowsDir, fmt.Sprintf("r%d.jsonl", run))
+			writeImportRows(t, rows, fmt.Sprintf("imp%d", run), 20000)
+			return exec.Command(storhfsBin, "import", root, "pages", rows)
+		},
+	}
 	const maxKills = 8
 	kills, drifted := 0, false
-	for kills < maxKills && !(kills >= 3 && drifted) {
-		killWriterMidRun(t, env, script, root, kills)
+	for kills < maxKills && !(kills >= 4 && drifted) {
+		killWriterMidRun(t, writers[kills%2](kills), root, kills)
 		kills++
 		// storhfs verify opens read-only: it leaves the dead marker for the mount.
 		out, err := run("", storhfsBin, "verify", "--strict", root, "pages")
@@ -121,13 +135,22 @@ func TestPHPWriterKillsLeaveNoIndexDrift(t *testing.T) {
 	t.Logf("PHP check: %s", strings.TrimSpace(out))
 }
 
-// killWriterMidRun starts a PHP writer, lets it store a few records and
-// kills it with SIGKILL, wherever it is.
-func killWriterMidRun(t *testing.T, env []string, script, root string, run int) {
+// writeImportRows writes n rows for `storhfs import`: each row is a
+// record's data (slug unique, kind, tag, n), its id generated.
+func writeImportRows(t *testing.T, path, slugPrefix string, n int) {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"slug":"%s-%d","kind":"%s","tag":"t%d","n":%d}`+"\n", slugPrefix, i, []string{"a", "b", "c"}[i%3], i%2, 100000+i)
+	}
+	writeFile(t, path, b.String())
+}
+
+// killWriterMidRun starts a writer, lets it store a few records and kills
+// it with SIGKILL, wherever it is.
+func killWriterMidRun(t *testing.T, cmd *exec.Cmd, root string, run int) {
 	t.Helper()
 	before := len(storedIDs(t, root, "pages"))
-	cmd := exec.Command("php", script, "write", root, fmt.Sprintf("r%d", run))
-	cmd.Env = env
 	var stderr lockedWriter
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -144,11 +167,11 @@ func killWriterMidRun(t *testing.T, env []string, script, root string, run int) 
 	for len(storedIDs(t, root, "pages")) < want {
 		select {
 		case err := <-exited:
-			t.Fatalf("PHP writer exited on its own: %v\n%s", err, stderr.String())
+			t.Fatalf("writer %s exited on its own: %v\n%s", cmd.Args, err, stderr.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("PHP writer stored fewer than %d records in 30 s", want-before)
+			t.Fatalf("writer %s stored fewer than %d records in 30 s", cmd.Args, want-before)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
