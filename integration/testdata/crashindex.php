@@ -1,5 +1,5 @@
 <?php
-// PHP side of TestKilledWritersLeaveNoIndexDrift (crash_index_test.go).
+// PHP side of TestKilledWritersLeaveNoIndexDrift (crashindex_test.go).
 //   php crashindex.php setup ROOT       define the indexes of ROOT/pages
 //   php crashindex.php write ROOT RUN   put, replace and delete records until killed
 //   php crashindex.php check ROOT       exit 0 when indexed queries find exactly
