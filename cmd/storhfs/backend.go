@@ -8,16 +8,23 @@ import (
 )
 
 // docStores is the mount's DocStore backend: the real engine.
-type docStores struct{}
+type docStores struct {
+	// noRepair (--no-repair): index drift found after a dead writer is
+	// logged but not rebuilt (docstore.Options.NoRepair).
+	noRepair bool
+}
 
 var _ fusefs.DocStoreBackend = docStores{}
 
 func (docStores) IsCollection(dir string) bool { return docstore.IsCollection(dir) }
 
 // Open opens a collection for the mount; a read-only mount opens it
-// read-only, so nothing is swept, unlinked or created on disk.
-func (docStores) Open(root, collection string, readOnly bool) (fusefs.RecordStore, error) {
-	s, err := docstore.Open(root, collection, docstore.Options{ReadOnly: readOnly})
+// read-only, so nothing is swept, unlinked or created on disk. A writable
+// open that finds a dead writer's marker checks the collection's indexes
+// and repairs drift (unless noRepair) before the first request is served;
+// what it finds goes to stderr, the mount's log.
+func (d docStores) Open(root, collection string, readOnly bool) (fusefs.RecordStore, error) {
+	s, err := docstore.Open(root, collection, docstore.Options{ReadOnly: readOnly, NoRepair: d.noRepair})
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,7 @@ func mountCommand() *cli.Command {
 			&cli.BoolFlag{Name: allowNonEmptyFlag, Usage: "mount over a MOUNTPOINT that holds files (they are hidden until unmounted)"},
 			&cli.BoolFlag{Name: allowForeignRootFlag, Usage: "mount a ROOT that holds files but no storh collection (it shows as an empty folder)"},
 			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes, editor temp files and commits together (larger files wait on ROOT's disk); beyond it writes fail with ENOSPC"},
+			&cli.BoolFlag{Name: "no-repair", Usage: "after a writer died, log index drift but do not rebuild the drifted indexes"},
 		},
 		Action: runMount,
 	}
@@ -105,7 +106,7 @@ func checkMountRequest(c *cli.Context, root, mountpoint string) (*fusefs.DirCata
 	if err := checkMountpointEmpty(mountpoint, c.Bool(allowNonEmptyFlag)); err != nil {
 		return nil, err
 	}
-	catalog := &fusefs.DirCatalog{Root: realRoot, Docs: docStores{}}
+	catalog := &fusefs.DirCatalog{Root: realRoot, Docs: docStores{noRepair: c.Bool("no-repair")}}
 	if err := checkForeignRoot(root, catalog, c.Bool(allowForeignRootFlag)); err != nil {
 		return nil, err
 	}

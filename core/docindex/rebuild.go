@@ -38,11 +38,31 @@ func (l rebuildLimits) withDefaults() rebuildLimits {
 // directory is fsynced once at the end. When Rebuild returns without error,
 // every file and directory entry it made is durable, as with PHP.
 func (m *Manager) Rebuild(src RecordSource) (fields, entries int, err error) {
+	return m.rebuild(src, nil)
+}
+
+// RebuildIndexes rebuilds only the named indexes from src (call under the
+// write lock): it deletes their files (an equality, unique or compound
+// index's directory; a range index's main, sparse, delta and chunk files)
+// and writes them exactly as Rebuild would, byte for byte. Every other
+// index file is left alone. It returns the number of records read; with
+// no refs it does nothing. As with Rebuild, a failing src leaves the named
+// indexes deleted.
+func (m *Manager) RebuildIndexes(src RecordSource, refs []IndexRef) (entries int, err error) {
+	if len(refs) == 0 {
+		return 0, nil
+	}
+	_, entries, err = m.rebuild(src, newRebuildScope(refs))
+	return entries, err
+}
+
+// rebuild is Rebuild (scope nil) or RebuildIndexes.
+func (m *Manager) rebuild(src RecordSource, scope *rebuildScope) (fields, entries int, err error) {
 	defs, err := m.definitions()
 	if err != nil {
 		return 0, 0, err
 	}
-	b := newRebuilder(m.paths, defs, m.limits.withDefaults())
+	b := newRebuilder(m.paths, defs, m.limits.withDefaults(), scope)
 	go b.clear() // overlaps the reading of records; see cleared
 	if src != nil {
 		err = src(func(id string, data *phpjson.Array) error {
@@ -76,7 +96,11 @@ func (b *rebuilder) clear() {
 	root := b.paths.entries()
 	// PHP ignores unlink/rmdir failures here. Only when the delete fully
 	// succeeded is entries/ known to hold no entry file to merge with.
-	b.fresh = fsutil.RemoveAll(root) == nil
+	if b.scope == nil {
+		b.fresh = fsutil.RemoveAll(root) == nil
+	} else {
+		b.fresh = b.scope.remove(b.paths)
+	}
 	b.clearErr = fsutil.EnsureDir(root)
 }
 
@@ -91,6 +115,7 @@ func (b *rebuilder) cleared() error {
 type rebuilder struct {
 	paths  paths
 	limits rebuildLimits
+	scope  *rebuildScope // the indexes written; nil: all of them
 	defs   []defState
 	w      *syncWriter
 	made   map[string]bool // directories already created, guarded by madeMu
@@ -116,25 +141,31 @@ type rebuilder struct {
 // defState is one definition plus its held equality buckets.
 type defState struct {
 	Definition
+	write   bool                 // in the rebuild's scope
+	paired  bool                 // half of a compound index in the scope
 	dir     string               // eq/<FK>, for non-range fields
 	buckets map[string]*eqBucket // by VK
 }
 
-// eqBucket is one equality or compound file's ids held in memory.
+// eqBucket is one equality or compound file's ids held in memory. A
+// bucket of an equality field outside the scope is kept only as a compound
+// pair's half: it holds no ids and is never written.
 type eqBucket struct {
 	dir, field, key string
 	value           phpjson.Value // from the first record with this key (PHP ??=)
 	ids             []string      // source order
+	write           bool
 }
 
 // pairKey names a compound bucket by its two equality buckets, which stand
 // for (left field, VK) and (right field, VK).
 type pairKey struct{ left, right *eqBucket }
 
-func newRebuilder(p paths, defs []Definition, limits rebuildLimits) *rebuilder {
+func newRebuilder(p paths, defs []Definition, limits rebuildLimits, scope *rebuildScope) *rebuilder {
 	b := &rebuilder{
 		paths:     p,
 		limits:    limits,
+		scope:     scope,
 		w:         newSyncWriter(rebuildWriters),
 		made:      map[string]bool{},
 		clearDone: make(chan struct{}),
@@ -143,7 +174,7 @@ func newRebuilder(p paths, defs []Definition, limits rebuildLimits) *rebuilder {
 	}
 	b.ranges = newRangeCollector(p, b.w, b.ensureDir)
 	for _, d := range defs {
-		s := defState{Definition: d}
+		s := defState{Definition: d, write: scope.hasField(d.Field), paired: scope.pairsWith(d.Field)}
 		if !d.Range {
 			s.dir = p.eqDir(d.Field)
 			s.buckets = map[string]*eqBucket{}
@@ -166,6 +197,9 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 		if !ok {
 			continue
 		}
+		if !d.write && (d.Range || !d.paired) {
+			continue
+		}
 		if d.Range {
 			if err := b.ranges.add(d.Field, id, v); err != nil {
 				return err
@@ -176,12 +210,14 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 		bk := d.buckets[string(b.vk)] // no allocation for the lookup
 		if bk == nil {
 			vk := string(b.vk)
-			bk = &eqBucket{dir: d.dir, field: d.Field, key: vk, value: v}
+			bk = &eqBucket{dir: d.dir, field: d.Field, key: vk, value: v, write: d.write}
 			d.buckets[vk] = bk
 			b.eqOrder = append(b.eqOrder, bk)
 		}
-		bk.ids = append(bk.ids, id)
-		b.eqIDs++
+		if bk.write {
+			bk.ids = append(bk.ids, id)
+			b.eqIDs++
+		}
 		if !d.Unique {
 			b.pairs = append(b.pairs, bk)
 		}
@@ -214,6 +250,9 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 }
 
 func (b *rebuilder) addCompound(l, r *eqBucket, id string) {
+	if !b.scope.hasPair(l.field, r.field) {
+		return
+	}
 	k := pairKey{l, r}
 	bk := b.compound[k]
 	if bk == nil {
@@ -221,6 +260,7 @@ func (b *rebuilder) addCompound(l, r *eqBucket, id string) {
 			dir:   b.paths.compoundDir(l.field, r.field),
 			field: l.field + "\t" + r.field,
 			key:   compoundKeyOf(l.key, r.key),
+			write: true,
 		}
 		b.compound[k] = bk
 		b.eqOrder = append(b.eqOrder, bk)
@@ -234,6 +274,9 @@ func (b *rebuilder) addCompound(l, r *eqBucket, id string) {
 // remembered for later flushes unless this is the final one.
 func (b *rebuilder) flushEq(final bool) error {
 	for _, bk := range b.eqOrder {
+		if !bk.write {
+			continue
+		}
 		if err := b.ensureDir(bk.dir); err != nil {
 			return err
 		}

@@ -24,6 +24,10 @@ type VerifyReport struct {
 	Files int
 	// Mismatches is how many of Errors are "Index mismatch" lines.
 	Mismatches int
+	// Drift lists, per index, what Errors report about it: equality and
+	// unique indexes, then range, then compound ones, in definition
+	// order; indexes without problems are left out.
+	Drift []Drift
 }
 
 // OK reports whether no problem was found.
@@ -68,28 +72,35 @@ func (m *Manager) Verify(src RecordSource) (*VerifyReport, error) {
 			return nil, err
 		}
 	}
+	tally := newDriftTally(defs)
 	actual := map[string]identities{"equality": {}, "range": {}, "compound": {}}
 	for _, d := range defs {
 		if !d.Range {
-			m.verifyEntryDir(rep, m.paths.eqDir(d.Field), d.Field, true, actual["equality"])
+			m.verifyEntryDir(rep, tally.equality(d.Field), m.paths.eqDir(d.Field), d.Field, true, actual["equality"])
 		}
 	}
 	for _, d := range defs {
 		if d.Range {
-			m.verifyRangeFile(rep, m.paths.rangeMain(d.Field), d.Field, actual["range"])
-			m.verifyRangeFile(rep, m.paths.rangeDelta(d.Field), d.Field, actual["range"])
+			dr := tally.by[IndexRef{Kind: KindRange, Field: d.Field}]
+			m.verifyRangeFile(rep, dr, m.paths.rangeMain(d.Field), d.Field, actual["range"])
+			m.verifyRangeFile(rep, dr, m.paths.rangeDelta(d.Field), d.Field, actual["range"])
 		}
 	}
 	pairs := compoundPairs(defs)
 	for _, p := range pairs {
-		m.verifyEntryDir(rep, m.paths.compoundDir(p[0], p[1]), p[0]+"\t"+p[1], false, actual["compound"])
+		dr := tally.by[IndexRef{Kind: KindCompound, Field: p[0], Right: p[1]}]
+		m.verifyEntryDir(rep, dr, m.paths.compoundDir(p[0], p[1]), p[0]+"\t"+p[1], false, actual["compound"])
 	}
 	for _, label := range []string{"equality", "range", "compound"} {
 		for _, identity := range mismatchedIdentities(expected[label], actual[label]) {
 			rep.Errors = append(rep.Errors, "Index mismatch ("+label+"): "+strings.ReplaceAll(identity, "\x00", " "))
 			rep.Mismatches++
+			if dr := tally.forIdentity(label, identity); dr != nil {
+				dr.mismatch(expected[label][identity], actual[label][identity])
+			}
 		}
 	}
+	rep.Drift = tally.drifted()
 	return rep, nil
 }
 
@@ -140,7 +151,12 @@ func compoundPairs(defs []Definition) [][2]string {
 
 // verifyEntryDir checks every *.jsonc (not starting with '.') of dir, in
 // name order, and adds its ids under "<field from file>\0<key from file>".
-func (m *Manager) verifyEntryDir(rep *VerifyReport, dir, wantField string, checkKey bool, actual identities) {
+// Each file problem is also counted in dr.Broken.
+func (m *Manager) verifyEntryDir(rep *VerifyReport, dr *Drift, dir, wantField string, checkKey bool, actual identities) {
+	problem := func(msg string) {
+		rep.Errors = append(rep.Errors, msg)
+		dr.Broken++
+	}
 	list, _ := fsutil.ReadDir(dir) // sorted by name; a missing dir has no files
 	for _, de := range list {
 		name := de.Name()
@@ -157,26 +173,26 @@ func (m *Manager) verifyEntryDir(rep *VerifyReport, dir, wantField string, check
 			err = &PHPError{Msg: "Could not read storage file: " + path, Err: err}
 		}
 		if err != nil {
-			rep.Errors = append(rep.Errors, "Unreadable index file: "+path+" ("+err.Error()+")")
+			problem("Unreadable index file: " + path + " (" + err.Error() + ")")
 			continue
 		}
 		field, okField := lookupString(obj, "field")
 		key, okKey := lookupString(obj, "key")
 		if !okField || !okKey {
-			rep.Errors = append(rep.Errors, "Malformed index file: "+path)
+			problem("Malformed index file: " + path)
 			continue
 		}
 		if field != wantField {
-			rep.Errors = append(rep.Errors, "Index field mismatch: "+path)
+			problem("Index field mismatch: " + path)
 		}
 		value, _ := obj.Lookup("value")
 		if checkKey && key != ValueKey(value) {
-			rep.Errors = append(rep.Errors, "Index key mismatch: "+path)
+			problem("Index key mismatch: " + path)
 		}
 		ids := stringIDs(obj, "ids")
 		if c, ok := obj.Lookup("count"); ok {
 			if n, isInt := c.(int64); isInt && n != int64(len(ids)) {
-				rep.Errors = append(rep.Errors, "Index count mismatch: "+path)
+				problem("Index count mismatch: " + path)
 			}
 		}
 		actual.add(field+"\x00"+key, ids...)
@@ -184,8 +200,12 @@ func (m *Manager) verifyEntryDir(rep *VerifyReport, dir, wantField string, check
 }
 
 // verifyRangeFile applies every line of a main or delta file under
-// "f\0key\0VK(value)".
-func (m *Manager) verifyRangeFile(rep *VerifyReport, path, field string, actual identities) {
+// "f\0key\0VK(value)". Each problem is also counted in dr.Broken.
+func (m *Manager) verifyRangeFile(rep *VerifyReport, dr *Drift, path, field string, actual identities) {
+	problem := func(msg string) {
+		rep.Errors = append(rep.Errors, msg)
+		dr.Broken++
+	}
 	if _, err := fsutil.Stat(path); err != nil && os.IsNotExist(err) {
 		return
 	}
@@ -193,11 +213,11 @@ func (m *Manager) verifyRangeFile(rep *VerifyReport, path, field string, actual 
 	err := forEachLine(path, 0, func(line []byte) error {
 		e, ok := decodeRangeLine(line)
 		if !ok || !e.hasKey || !indexable(e.value) {
-			rep.Errors = append(rep.Errors, "Malformed range index line: "+path)
+			problem("Malformed range index line: " + path)
 			return nil
 		}
 		if e.key != RangeKey(e.value) {
-			rep.Errors = append(rep.Errors, "Range index key mismatch: "+path)
+			problem("Range index key mismatch: " + path)
 			return nil
 		}
 		identity := field + "\x00" + e.key + "\x00" + ValueKey(e.value)
@@ -210,7 +230,7 @@ func (m *Manager) verifyRangeFile(rep *VerifyReport, path, field string, actual 
 		return nil
 	})
 	if err != nil {
-		rep.Errors = append(rep.Errors, "Unreadable range index file: "+path)
+		problem("Unreadable range index file: " + path)
 	}
 }
 

@@ -163,6 +163,7 @@ func (s *Store) Repair() (*phpjson.Array, error) {
 	var out *phpjson.Array
 	err := s.withWriteLock(func() error {
 		fsutil.SweepTemps(s.dir, time.UnixMilli(s.nowMs()))
+		fsutil.SweepIndexTemps(s.dir) // we hold the lock: no index temp is live
 		var bad []string
 		err := s.scanRecords("", nil, func(r *scanned) error {
 			if r.err != nil {

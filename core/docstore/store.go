@@ -19,6 +19,7 @@ package docstore
 
 import (
 	"fmt"
+	"log"
 	"os"
 	"strings"
 	"sync"
@@ -47,6 +48,11 @@ type Options struct {
 	// ReadOnly opens without the sweep and without creating anything (for
 	// read-only mounts); every mutation then fails with ErrReadOnly.
 	ReadOnly bool
+	// NoRepair: when Open finds a dead writer's marker it still checks and
+	// logs the indexes (recover.go) but does not rebuild the drifted ones.
+	NoRepair bool
+	// Logger receives what Open finds after a dead writer (nil: stderr).
+	Logger *log.Logger
 }
 
 // Store is one open DocStore collection instance.
@@ -70,16 +76,23 @@ func CollectionDir(root, collection string) string {
 }
 
 // Open opens collection under root: it sweeps orphaned temp files as PHP's
-// constructor does (spec 5.3), creating C/.storh/writers/. The lock file is
-// opened and the writer marker registered only at the first mutation.
+// constructor does (spec 5.3), creating C/.storh/writers/. When that sweep
+// found a dead writer's marker, Open also sweeps the index temps and
+// checks (and unless opts.NoRepair repairs) the indexes under the write
+// lock (recover.go); what it finds is logged, and it never fails Open. The
+// lock file is otherwise opened and the writer marker registered only at
+// the first mutation.
 func Open(root, collection string, opts Options) (*Store, error) {
 	dir := CollectionDir(root, collection)
 	nowMs := opts.NowMs
 	if nowMs == nil {
 		nowMs = func() int64 { return time.Now().UnixMilli() }
 	}
+	var deadWriters []string
 	if !opts.ReadOnly {
-		if err := fsutil.SweepOnOpen(dir, time.UnixMilli(nowMs())); err != nil {
+		var err error
+		deadWriters, err = fsutil.SweepOnOpenStale(dir, time.UnixMilli(nowMs()))
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -93,6 +106,9 @@ func Open(root, collection string, opts Options) (*Store, error) {
 		s.newID, s.custom = opts.IDs, true
 	} else {
 		s.newID = uuidv7.NewGenerator(nowMs, nil).New
+	}
+	if len(deadWriters) > 0 {
+		s.recoverFromDeadWriters(deadWriters, !opts.NoRepair, opts.Logger)
 	}
 	return s, nil
 }

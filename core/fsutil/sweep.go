@@ -21,23 +21,30 @@ const tempGraceSeconds = 60
 // Entries are judged by name only (a subdirectory named "<live pid>.x" is
 // not stale). now is the clock for the 60-second grace of SweepTemps.
 func SweepOnOpen(collectionDir string, now time.Time) error {
+	_, err := SweepOnOpenStale(collectionDir, now)
+	return err
+}
+
+// SweepOnOpenStale is SweepOnOpen that also returns the names of the stale
+// writer markers it found (nil when none): each may be a writer that died
+// mid-write and left index drift behind.
+func SweepOnOpenStale(collectionDir string, now time.Time) (stale []string, err error) {
 	writers := WritersDir(collectionDir)
 	if fi, err := Stat(writers); err != nil || !fi.IsDir() {
 		SweepTemps(collectionDir, now)
-		return EnsureDir(writers)
+		return nil, EnsureDir(writers)
 	}
 	entries, err := ReadDir(writers)
 	if err != nil {
-		return nil // unreadable: PHP's scandir fails and finds no stale entry
+		return nil, nil // unreadable: PHP's scandir fails and finds no stale entry
 	}
-	var stale []string
 	for _, e := range entries {
 		if markerStale(e.Name()) {
 			stale = append(stale, e.Name())
 		}
 	}
 	if len(stale) == 0 {
-		return nil
+		return nil, nil
 	}
 	SweepTemps(collectionDir, now)
 	for _, name := range stale {
@@ -45,7 +52,7 @@ func SweepOnOpen(collectionDir string, now time.Time) error {
 			return unix.Unlinkat(dirfd, name, 0) // unlink(2): a directory is never removed
 		})
 	}
-	return nil
+	return stale, nil
 }
 
 // markerStale: a live marker's name starts with "<digits>." and that pid is alive.
