@@ -111,8 +111,14 @@ func startMountAt(t *testing.T, root, dir string, flags ...string) *mount {
 // storhfs build bin, and waits for the ready line.
 func startMountBinAt(t *testing.T, bin, root, dir string, flags ...string) *mount {
 	t.Helper()
-	args := append(append([]string{"mount"}, flags...), root, dir)
-	cmd := exec.Command(bin, args...)
+	return startMountArgs(t, bin, dir, append(flags, root, dir)...)
+}
+
+// startMountArgs runs `bin mount ARGS...` (in that order) for a mount at
+// dir, and waits for the ready line.
+func startMountArgs(t *testing.T, bin, dir string, mountArgs ...string) *mount {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"mount"}, mountArgs...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -47,29 +47,14 @@ const (
 	exitHelperUsage   = 1  // incorrect invocation
 	exitMountFailure  = 32 // the mount did not come up
 	readyLinePrefix   = "storhfs: mounted "
-	helperOptionsHelp = "ro, rw, allow_other, debug, log=FILE, nonempty, allow_foreign_root and the generic mount options"
 )
 
 // helperRequest is one parsed helper invocation.
 type helperRequest struct {
 	Source, Mountpoint string
-	ReadOnly           bool
-	AllowOther         bool
-	Debug              bool
-	AllowNonEmpty      bool   // nonempty: mount over a mountpoint that holds files
-	AllowForeignRoot   bool   // allow_foreign_root: a SOURCE with files but no collection
-	LogPath            string // where the mount's output goes once it is ready; "" discards it
-	Fake               bool   // mount -f: check the arguments, mount nothing
-}
-
-// ignoredMountOptions are options that mount(8), fuse3's mount.fuse or
-// systemd pass or read themselves; storhfs accepts them and does nothing.
-// The mount is always nosuid,nodev (records are data, never programs).
-var ignoredMountOptions = map[string]bool{
-	"defaults": true, "auto": true, "noauto": true, "nofail": true, "_netdev": true,
-	"user": true, "nouser": true, "users": true, "owner": true, "group": true,
-	"dev": true, "nodev": true, "suid": true, "nosuid": true, "exec": true, "noexec": true,
-	"async": true, "atime": true, "noatime": true, "relatime": true, "strictatime": true,
+	Flags              []string // the -o options as mount flags (mountopts.go), but log
+	LogPath            string   // log=FILE: where the mount's output goes once it is ready; "" discards it
+	Fake               bool     // mount -f: check the arguments, mount nothing
 }
 
 // commandNames are the names and aliases a first argument can select.
@@ -130,41 +115,21 @@ func parseHelperArgs(args []string) (helperRequest, error) {
 		return req, fmt.Errorf("need SOURCE and MOUNTPOINT (usage: %s SOURCE MOUNTPOINT [-o OPTIONS])", mountHelperName)
 	}
 	req.Source, req.Mountpoint = positional[0], positional[1]
+	flags := mountCommand().Flags
 	for _, opts := range options {
-		if err := applyMountOptions(&req, opts, sloppy); err != nil {
+		translated, err := optionFlags(opts, flags, sloppy)
+		if err != nil {
 			return req, err
+		}
+		for _, f := range translated {
+			if path, ok := strings.CutPrefix(f, "--"+logFileFlag+"="); ok {
+				req.LogPath = path
+				continue
+			}
+			req.Flags = append(req.Flags, f)
 		}
 	}
 	return req, nil
-}
-
-// applyMountOptions applies a comma-separated option list; with sloppy
-// (mount -s) unknown options are ignored instead of refused.
-func applyMountOptions(req *helperRequest, opts string, sloppy bool) error {
-	for _, opt := range strings.Split(opts, ",") {
-		name, value, hasValue := strings.Cut(opt, "=")
-		switch {
-		case opt == "ro":
-			req.ReadOnly = true
-		case opt == "rw":
-			req.ReadOnly = false
-		case opt == "" || ignoredMountOptions[opt] || strings.HasPrefix(opt, "x-") || name == "comment":
-		case opt == "allow_other":
-			req.AllowOther = true
-		case opt == "debug":
-			req.Debug = true
-		case opt == "nonempty":
-			req.AllowNonEmpty = true
-		case opt == "allow_foreign_root":
-			req.AllowForeignRoot = true
-		case name == "log" && hasValue && value != "":
-			req.LogPath = value
-		case sloppy:
-		default:
-			return fmt.Errorf("unknown mount option %q (storhfs takes %s)", opt, helperOptionsHelp)
-		}
-	}
-	return nil
 }
 
 // runMountHelper is main for a helper invocation; it returns the exit status.
@@ -199,22 +164,7 @@ func childMountArgs(req helperRequest) ([]string, error) {
 		}
 		abs[i] = a
 	}
-	args := []string{"storhfs", "mount", "--" + detachedLogFlag, abs[0]}
-	if req.ReadOnly {
-		args = append(args, "--read-only")
-	}
-	if req.AllowOther {
-		args = append(args, "--allow-other")
-	}
-	if req.Debug {
-		args = append(args, "--debug")
-	}
-	if req.AllowNonEmpty {
-		args = append(args, "--"+allowNonEmptyFlag)
-	}
-	if req.AllowForeignRoot {
-		args = append(args, "--"+allowForeignRootFlag)
-	}
+	args := append([]string{"storhfs", "mount", "--" + detachedLogFlag, abs[0]}, req.Flags...)
 	return append(args, abs[1], abs[2]), nil
 }
 

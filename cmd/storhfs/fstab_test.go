@@ -50,32 +50,39 @@ func TestParseHelperArgs(t *testing.T) {
 		f(&r)
 		return r
 	}
+	flags := func(f ...string) helperRequest { return with(func(r *helperRequest) { r.Flags = f }) }
 	cases := []struct {
 		name    string
 		args    []string
 		want    helperRequest
 		wantErr string
 	}{
-		{"fuse3 defaults", []string{"/var/storh/app", "/mnt/storh", "-o", "rw,dev,suid"}, base, ""},
-		{"ro", []string{"/var/storh/app", "/mnt/storh", "-o", "ro,dev,suid"}, with(func(r *helperRequest) { r.ReadOnly = true }), ""},
-		{"last of ro and rw wins", []string{"/var/storh/app", "/mnt/storh", "-o", "ro,rw"}, base, ""},
-		{"fstab line", []string{"/var/storh/app", "/mnt/storh", "-o", "rw,nofail,x-systemd.requires-mounts-for=/var/storh/app,_netdev,defaults,noauto,nouser,async,exec,nosuid,nodev,noatime"}, base, ""},
-		{"all storhfs options", []string{"/var/storh/app", "/mnt/storh", "-o", "ro,allow_other,debug,log=/var/log/storhfs.log"},
+		{"fuse3 defaults", []string{"/var/storh/app", "/mnt/storh", "-o", "rw,dev,suid"}, flags("--read-only=false"), ""},
+		{"ro", []string{"/var/storh/app", "/mnt/storh", "-o", "ro,dev,suid"}, flags("--read-only"), ""},
+		{"last of ro and rw wins", []string{"/var/storh/app", "/mnt/storh", "-o", "ro,rw"}, flags("--read-only", "--read-only=false"), ""},
+		{"fstab line", []string{"/var/storh/app", "/mnt/storh", "-o", "nofail,x-systemd.requires-mounts-for=/var/storh/app,_netdev,defaults,noauto,nouser,async,exec,nosuid,nodev,noatime"}, base, ""},
+		{"all storhfs options", []string{"/var/storh/app", "/mnt/storh", "-o", "ro,allow_other,debug,log=/var/log/storhfs.log,no_watch,max_buffer_mb=64"},
 			with(func(r *helperRequest) {
-				r.ReadOnly, r.AllowOther, r.Debug, r.LogPath = true, true, true, "/var/log/storhfs.log"
+				r.Flags = []string{"--read-only", "--allow-other", "--debug", "--no-watch", "--max-buffer-mb=64"}
+				r.LogPath = "/var/log/storhfs.log"
 			}), ""},
+		{"log_file is log", []string{"/var/storh/app", "/mnt/storh", "-o", "log_file=/l"}, with(func(r *helperRequest) { r.LogPath = "/l" }), ""},
 		{"override options of the mount's checks", []string{"/var/storh/app", "/mnt/storh", "-o", "nonempty,allow_foreign_root"},
-			with(func(r *helperRequest) { r.AllowNonEmpty, r.AllowForeignRoot = true, true }), ""},
-		{"util-linux flags", []string{"/var/storh/app", "/mnt/storh", "-n", "-v", "-o", "rw", "-t", "fuse.storhfs"}, base, ""},
-		{"fake", []string{"/var/storh/app", "/mnt/storh", "-f", "-o", "rw"}, with(func(r *helperRequest) { r.Fake = true }), ""},
-		{"two -o lists", []string{"/var/storh/app", "/mnt/storh", "-o", "ro", "-o", "allow_other"}, with(func(r *helperRequest) { r.ReadOnly, r.AllowOther = true, true }), ""},
+			flags("--allow-non-empty", "--allow-foreign-root"), ""},
+		{"util-linux flags", []string{"/var/storh/app", "/mnt/storh", "-n", "-v", "-o", "ro", "-t", "fuse.storhfs"}, flags("--read-only"), ""},
+		{"fake", []string{"/var/storh/app", "/mnt/storh", "-f"}, with(func(r *helperRequest) { r.Fake = true }), ""},
+		{"two -o lists", []string{"/var/storh/app", "/mnt/storh", "-o", "ro", "-o", "allow_other"}, flags("--read-only", "--allow-other"), ""},
 		{"no options", []string{"/var/storh/app", "/mnt/storh"}, base, ""},
-		{"empty option items", []string{"/var/storh/app", "/mnt/storh", "-o", ",,ro,"}, with(func(r *helperRequest) { r.ReadOnly = true }), ""},
-		{"sloppy ignores unknown", []string{"/var/storh/app", "/mnt/storh", "-s", "-o", "bogus,ro"}, with(func(r *helperRequest) { r.ReadOnly = true }), ""},
+		{"empty option items", []string{"/var/storh/app", "/mnt/storh", "-o", ",,ro,"}, flags("--read-only"), ""},
+		{"sloppy ignores unknown", []string{"/var/storh/app", "/mnt/storh", "-s", "-o", "bogus,ro"}, flags("--read-only"), ""},
 		{"unknown option", []string{"/var/storh/app", "/mnt/storh", "-o", "rw,bogus"}, base, `unknown mount option "bogus"`},
 		{"unknown option with value", []string{"/var/storh/app", "/mnt/storh", "-o", "uid=1000"}, base, `unknown mount option "uid=1000"`},
 		{"log without a path", []string{"/var/storh/app", "/mnt/storh", "-o", "log="}, base, `unknown mount option "log="`},
+		{"value flag without a value", []string{"/var/storh/app", "/mnt/storh", "-o", "max_buffer_mb"}, base, `unknown mount option "max_buffer_mb"`},
+		{"bool flag with a value", []string{"/var/storh/app", "/mnt/storh", "-o", "debug=1"}, base, `unknown mount option "debug=1"`},
+		{"hidden flag", []string{"/var/storh/app", "/mnt/storh", "-o", "detached_log=/x"}, base, `unknown mount option "detached_log=/x"`},
 		{"option is not a flag", []string{"/var/storh/app", "/mnt/storh", "-o", "--read-only"}, base, `unknown mount option "--read-only"`},
+		{"dashed flag name", []string{"/var/storh/app", "/mnt/storh", "-o", "read-only"}, base, `unknown mount option "read-only"`},
 		{"-o without value", []string{"/var/storh/app", "/mnt/storh", "-o"}, base, "option -o needs a value"},
 		{"namespace", []string{"/var/storh/app", "/mnt/storh", "-N", "/proc/1/ns/mnt"}, base, "not supported"},
 		{"unknown flag", []string{"/var/storh/app", "/mnt/storh", "-w"}, base, "unknown option -w"},
@@ -107,20 +114,12 @@ func TestChildMountArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := childMountArgs(helperRequest{Source: "root", Mountpoint: "/mnt/storh", ReadOnly: true, AllowOther: true, Debug: true, LogPath: "x.log"})
+	got, err := childMountArgs(helperRequest{Source: "root", Mountpoint: "/mnt/storh", Flags: []string{"--read-only", "--debug"}, LogPath: "x.log"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"storhfs", "mount", "--detached-log", filepath.Join(cwd, "x.log"),
-		"--read-only", "--allow-other", "--debug", filepath.Join(cwd, "root"), "/mnt/storh"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("childMountArgs = %q, want %q", got, want)
-	}
-	got, err = childMountArgs(helperRequest{Source: "/r", Mountpoint: "/m", AllowNonEmpty: true, AllowForeignRoot: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = []string{"storhfs", "mount", "--detached-log", os.DevNull, "--allow-non-empty", "--allow-foreign-root", "/r", "/m"}
+		"--read-only", "--debug", filepath.Join(cwd, "root"), "/mnt/storh"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("childMountArgs = %q, want %q", got, want)
 	}

@@ -14,6 +14,14 @@ import (
 func main() {
 	cli.VersionPrinter = func(c *cli.Context) { readBuildVersion().print(c.App.Writer) }
 	app := newApp()
+	if len(os.Args) > 1 && os.Args[1] == "mount" {
+		args, err := mountCommandArgs(os.Args[2:], mountCommand().Flags)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "storhfs mount:", err)
+			os.Exit(exitUsage)
+		}
+		os.Args = append(os.Args[:2:2], args...)
+	}
 	// mount(8) calling storhfs as the helper for fuse.storhfs (fstab.go).
 	if isMountHelperCall(os.Args, commandNames(app)) {
 		os.Exit(runMountHelper(os.Args, os.Stderr))

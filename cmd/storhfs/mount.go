@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -22,6 +23,15 @@ func mountCommand() *cli.Command {
 		Name:      "mount",
 		Usage:     "show every collection under ROOT at MOUNTPOINT (foreground; Ctrl-C, SIGTERM or SIGHUP unmounts)",
 		ArgsUsage: "ROOT MOUNTPOINT",
+		Description: `Flags may come before or after ROOT and MOUNTPOINT, and -o takes the
+options of an /etc/fstab line: ro, rw, nonempty, log=FILE, and every flag
+with "_" for "-" (allow_other, no_watch, max_buffer_mb=256, ...).
+
+Example:
+   $ storhfs mount /var/storh/app /mnt/storh
+   $ storhfs mount /var/storh/app /mnt/storh -o ro,allow_other
+   $ storhfs mount --read-only /var/storh/app /mnt/storh --log-file /var/log/storhfs.log`,
+		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "read-only", Usage: "refuse every change with EROFS"},
 			&cli.BoolFlag{Name: "allow-other", Usage: "let other users access the mount"},
@@ -31,6 +41,7 @@ func mountCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-watch", Usage: "do not watch ROOT for changes made by other processes (they then show up within the 1 s kernel cache timeout)"},
 			&cli.BoolFlag{Name: allowNonEmptyFlag, Usage: "mount over a MOUNTPOINT that holds files (they are hidden until unmounted)"},
 			&cli.BoolFlag{Name: allowForeignRootFlag, Usage: "mount a ROOT that holds files but no storh collection (it shows as an empty folder)"},
+			&cli.StringFlag{Name: logFileFlag, Usage: "append the mount's messages (refused writes, errors) to `FILE` instead of standard error"},
 			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes, editor temp files and commits together (larger files wait on ROOT's disk); beyond it writes fail with ENOSPC"},
 			&cli.BoolFlag{Name: "no-repair", Usage: "after a writer died, log index drift but do not rebuild the drifted indexes"},
 		},
@@ -63,7 +74,13 @@ func runMount(c *cli.Context) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(fusefs.SoftMemoryLimit(c.Int64("max-buffer-mb") << 20))
 	}
+	logger, closeLog, err := mountLogger(c.String(logFileFlag))
+	if err != nil {
+		return err
+	}
+	defer closeLog()
 	mounted, err := fusefs.Mount(mountpoint, fusefs.Config{
+		Logger:     logger,
 		Catalog:    catalog,
 		FsName:     root,
 		ReadOnly:   c.Bool("read-only"),
@@ -78,6 +95,22 @@ func runMount(c *cli.Context) error {
 	}
 	ready := fmt.Sprintf("%s%s at %s (%s); Ctrl-C unmounts\n", readyLinePrefix, root, mountpoint, mode)
 	return serveMount(mounted, c.String(detachedLogFlag), ready)
+}
+
+// logFileFlag names the file the mount's messages go to (-o log=FILE).
+const logFileFlag = "log-file"
+
+// mountLogger is the mount's logger: to path (appended; created 0640), or
+// nil for standard error.
+func mountLogger(path string) (*log.Logger, func(), error) {
+	if path == "" {
+		return nil, func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	if err != nil {
+		return nil, nil, fmt.Errorf("log file: %w", err)
+	}
+	return log.New(f, "storhfs: ", log.LstdFlags), func() { f.Close() }, nil
 }
 
 // checkMountRequest refuses every mistake it can see before mounting and
