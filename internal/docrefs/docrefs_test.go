@@ -21,6 +21,9 @@ var (
 	// docRef is a reference to a section: "<path>.md §N[.M...][-N.M]" or
 	// "<path>.md#slug".
 	docRef = regexp.MustCompile(`([A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md)(?:,? §(\d+(?:\.\d+)*)(?:-(\d+(?:\.\d+)*))?|#([a-z0-9_-]+))`)
+	// namedRef is a reference by heading text: `README.md, "Mounting"` or
+	// `docs/format/queue.md §6, "Batching"`.
+	namedRef = regexp.MustCompile(`([A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md)(?: §[0-9.]+)?,\s+"([^"]+)"`)
 	// oldSpec is any citation of the former out-of-tree format text, which
 	// comments cited as "spe" + "c 7.2" or "spe" + "c queue" + ".md A7".
 	oldSpec = regexp.MustCompile(`(?i)\bspecs?\b`)
@@ -58,6 +61,7 @@ func TestGoCommentsReferToRepositoryDocs(t *testing.T) {
 				}
 			}
 			checkSections(t, docs, rel(where), text)
+			checkNamed(t, docs, rel(where), text)
 			checkOutside(t, rel(where), text)
 		}
 	})
@@ -115,6 +119,17 @@ func checkRef(t *testing.T, docs *docIndex, where, name string, m []string) {
 	}
 }
 
+// checkNamed checks the references by heading text in a Go comment.
+func checkNamed(t *testing.T, docs *docIndex, where, text string) {
+	t.Helper()
+	for _, m := range namedRef.FindAllStringSubmatch(text, -1) {
+		title := strings.Join(strings.Fields(m[2]), " ")
+		if docs.exists(m[1]) && !docs.hasSlug(m[1], slug(title)) && !docs.hasTitle(m[1], title) {
+			t.Errorf("%s: %s has no heading %q", where, m[1], title)
+		}
+	}
+}
+
 // checkOutside reports paths beside the repository other than the oracle.
 func checkOutside(t *testing.T, where, text string) {
 	t.Helper()
@@ -166,10 +181,13 @@ func (d *docIndex) exists(name string) bool {
 		if m == nil {
 			continue
 		}
-		if n := number.FindStringSubmatch(m[1]); n != nil {
+		title := m[1]
+		if n := number.FindStringSubmatch(title); n != nil {
 			nums[n[1]] = true
+			title = strings.TrimSpace(title[len(n[0]):])
 		}
 		slugs[slug(m[1])] = true
+		nums["title:"+title] = true
 	}
 	d.numbers[name], d.slugs[name] = nums, slugs
 	return true
@@ -177,6 +195,12 @@ func (d *docIndex) exists(name string) bool {
 
 func (d *docIndex) hasNumber(name, num string) bool {
 	return d.numbers[filepath.Clean(name)][num]
+}
+
+// hasTitle reports whether name has a heading whose text, without its
+// section number, is title.
+func (d *docIndex) hasTitle(name, title string) bool {
+	return d.numbers[filepath.Clean(name)]["title:"+title]
 }
 
 func (d *docIndex) hasSlug(name, s string) bool {
