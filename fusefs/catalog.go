@@ -24,7 +24,7 @@ type DocStoreBackend interface {
 //
 // A directory is a SegmentedLog when it holds manifest.jsonc plus
 // segments/, or partitions/ (a partitioned log: each partitions/<p> is a
-// log of its own, spec segmentedlog.md 1.1), a Queue when it holds queue.log, a DocStore
+// log of its own, docs/format/segmentedlog.md §1.1), a Queue when it holds queue.log, a DocStore
 // collection when the backend says so (data/ or .storh/), and a namespace
 // when one of its subdirectories (up to namespaceDepth levels down) is a
 // collection. Hidden names (".storh", ".x") are never shown.

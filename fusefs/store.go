@@ -43,8 +43,8 @@ type RecordStore interface {
 	Close() error
 }
 
-// Kind is what a directory of the storage root holds (design.md, "The
-// mounted view").
+// Kind is what a directory of the storage root holds (README.md,
+// "Mounting").
 type Kind int
 
 const (

@@ -25,7 +25,7 @@ const (
 
 // readDir returns the sorted record keys of the regular files directly in
 // dir and the paths of its subdirectories. Symlinks are never followed
-// (design.md): a symlinked record or subdirectory is left out, and a dir
+// (README.md, "Consistency with live PHP writers"): a symlinked record or subdirectory is left out, and a dir
 // that is or passes through a symlink fails with ELOOP. A missing dir
 // gives an error wrapping fs.ErrNotExist.
 //

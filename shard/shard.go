@@ -1,4 +1,4 @@
-// Package shard is the DocStore record layout (spec docstore.md 3.1, 8.5):
+// Package shard is the DocStore record layout (docs/format/docstore.md §1.2, §8.4):
 //
 //	C/data/<id[24:26]>/<id>.jsonc
 //

@@ -204,7 +204,7 @@ func TestWalkDuplicateKeyPrefersOwnBucket(t *testing.T) {
 	}
 }
 
-// Symlinks are never followed (design.md; PHP follows symlinked files):
+// Symlinks are never followed (README.md, "Consistency with live PHP writers"; PHP follows symlinked files):
 // a symlinked record or bucket is not listed, a symlinked data/ or
 // collection fails the walk and the listing with ELOOP.
 func TestWalkSymlinks(t *testing.T) {

@@ -18,7 +18,7 @@ type Entry struct {
 	Path string // dir + "/" + file name
 }
 
-// Walk lists record files like PHP's stream()/stats() scan (spec 8.5): every
+// Walk lists record files like PHP's stream()/stats() scan (docs/format/docstore.md §8.4): every
 // regular file below C/data (any depth; no symlink is followed, where
 // PHP follows symlinked files; a symlinked C or data/ fails) whose
 // name ends in ".jsonc" with a non-empty stem, keyed by the stem, in

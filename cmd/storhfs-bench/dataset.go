@@ -154,7 +154,7 @@ reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint o
 cupidatat non proident sunt culpa qui officia deserunt mollit anim id est laborum`)
 
 // recordBytes is the record file docstore's Put writes for data under id
-// (spec docstore.md 3.4): {"id":"<id>","data":<J(data)>}\n.
+// (docs/format/docstore.md §2.2): {"id":"<id>","data":<J(data)>}\n.
 func recordBytes(id string, data *phpjson.Array) ([]byte, error) {
 	buf := append(make([]byte, 0, 512), `{"id":"`...)
 	buf = append(buf, id...)

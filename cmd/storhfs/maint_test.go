@@ -341,7 +341,7 @@ func TestLogErrorsNameTheRealPath(t *testing.T) {
 
 // TestDocReadOnlyKeepsDeadWriterFiles: a dead writer (PID 2147483646 is
 // never alive) left its marker and a PID-owned temp file, which any normal
-// open sweeps (spec docstore.md 5.3-5.4). The read-only commands keep both
+// open sweeps (docs/format/docstore.md §5.3-5.4). The read-only commands keep both
 // and create nothing; repair sweeps them.
 func TestDocReadOnlyKeepsDeadWriterFiles(t *testing.T) {
 	root := t.TempDir()

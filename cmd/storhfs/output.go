@@ -9,7 +9,7 @@ import (
 
 // encodeCLIJSON returns what storh's bin/storh prints for a result:
 // json_encode(v, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES) plus "\n"
-// (spec queue.md B2). That differs from phpjson.EncodePretty (storh's storage
+// (docs/cli.md#output). That differs from phpjson.EncodePretty (storh's storage
 // flags) in two flags, which escapeCLI undoes on its output:
 //   - no JSON_UNESCAPED_UNICODE: non-ASCII is \uXXXX, lowercase hex, with
 //     UTF-16 surrogate pairs beyond the BMP;

@@ -81,7 +81,7 @@ type target struct {
 }
 
 // parseTarget reads ROOT [COLLECTION] [ENGINE] exactly as bin/storh does
-// (spec queue.md B1): ROOT is required and must not be blank after PHP's
+// (docs/cli.md#arguments-and-defaults-as-binstorh): ROOT is required and must not be blank after PHP's
 // trim() but is used untrimmed; COLLECTION defaults to "default" (an
 // explicit "" is kept); ENGINE defaults to defaultEngine and must be doc,
 // log or queue ("Unknown engine: <x>", exit 1). Unlike bin/storh, a missing

@@ -13,7 +13,7 @@ import (
 
 // transferCommands are export and import: a DocStore collection to and from
 // JSONL exactly as storh's exportJsonl()/importJsonl() write and read it
-// (spec docstore.md 10).
+// (docs/format/docstore.md §10).
 func transferCommands() []*cli.Command {
 	return []*cli.Command{exportCommand(), importCommand()}
 }

@@ -115,7 +115,7 @@ func BenchmarkRangeValueLookup(b *testing.B) {
 
 // BenchmarkUpdateRecord: one put of an existing record with unchanged
 // values into a rebuilt 20k index (entry files of 2000/400/400 ids): the
-// per-put maintenance of spec 7.8 (3 removals, 3 additions, 2 delta lines).
+// per-put maintenance of docs/format/indexes.md §9 (3 removals, 3 additions, 2 delta lines).
 func BenchmarkUpdateRecord(b *testing.B) {
 	const n = 20000
 	recs := benchRecords(n)

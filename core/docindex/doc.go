@@ -1,5 +1,5 @@
 // Package docindex maintains storh DocStore secondary indexes byte for byte
-// as the PHP library does (spec docstore.md section 7).
+// as the PHP library does (docs/format/indexes.md).
 //
 // On-disk layout below the collection directory C:
 //

@@ -16,7 +16,7 @@ const (
 )
 
 // IndexRef names one index of a collection: a definition's field, or for
-// a compound index its left and right fields (bytewise order, spec 7.6).
+// a compound index its left and right fields (bytewise order, docs/format/indexes.md §7).
 type IndexRef struct {
 	Kind  IndexKind
 	Field string

@@ -19,7 +19,7 @@ const (
 	idB = "018bcfe5-6801-7000-8000-9f0000000002"
 )
 
-// TestWorkedExample rebuilds the `pages` collection of spec section 2
+// TestWorkedExample rebuilds a `pages` collection laid out as in docs/format/indexes.md §1
 // (slug unique, kind and tag equality, n range; record A rewritten after the
 // sync) and compares every index file byte for byte.
 func TestWorkedExample(t *testing.T) {

@@ -10,13 +10,13 @@ import (
 )
 
 // maxPlainStringKey is the longest string whose VK is its hex spelling;
-// longer strings are hashed (spec 7.2).
+// longer strings are hashed (docs/format/indexes.md §3.2).
 const maxPlainStringKey = 96
 
 // FieldKey is FK(f): the lowercase hex of the field name's bytes.
 func FieldKey(field string) string { return hex.EncodeToString([]byte(field)) }
 
-// ValueKey is VK(v), the equality key (spec 7.2):
+// ValueKey is VK(v), the equality key (docs/format/indexes.md §3.2):
 //
 //	int     i-<decimal, '-' as 'm'>         string  s-<hex> (<= 96 bytes) or s-<xxh128>
 //	bool    b-1 / b-0                        float   f-<G17, '-'->m '.'->d '+'->p>
@@ -70,7 +70,7 @@ func appendFloatKey(dst []byte, s string) []byte {
 	return dst
 }
 
-// RangeKey is RK(v), the sort key of range files (spec 7.2):
+// RangeKey is RK(v), the sort key of range files (docs/format/indexes.md §3.3):
 //
 //	int >= 0          n-<17-digit zero-padded decimal>d000000
 //	int < 0, float    n-<F24(float(v)), '-'->m '.'->d>
@@ -138,7 +138,7 @@ func appendHex(dst []byte, s string) []byte {
 	return dst
 }
 
-// indexable reports whether v is indexed at all (spec 7.3): null or a scalar.
+// indexable reports whether v is indexed at all (docs/format/indexes.md §4): null or a scalar.
 func indexable(v phpjson.Value) bool {
 	switch v.(type) {
 	case nil, bool, int64, float64, string:

@@ -31,7 +31,7 @@ func TestFieldKey(t *testing.T) {
 	}
 }
 
-// TestKeyVectors is the table of spec 7.2.
+// TestKeyVectors checks the keys of docs/format/indexes.md §3 against PHP.
 func TestKeyVectors(t *testing.T) {
 	cases := []struct {
 		v      phpjson.Value

@@ -9,7 +9,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// EqualityIDs returns the ids stored for field == v (spec 8.7.3): for an
+// EqualityIDs returns the ids stored for field == v (docs/format/indexes.md §11.3): for an
 // equality (or unique) field the raw-scanned ids of eq/<FK>/<VK(v)>.jsonc,
 // for a range field the range lookup of RK(v) with a strict value check.
 // A non-indexable operand (array) has no ids. indexed is false when field
@@ -44,7 +44,7 @@ func (m *Manager) EqualityCount(field string, v phpjson.Value) (n int64, indexed
 }
 
 // CompoundIDs returns the ids of the automatic compound entry for
-// f1 == v1 && f2 == v2 (spec 8.7.2). indexed is false unless both fields are
+// f1 == v1 && f2 == v2 (docs/format/indexes.md §11.2). indexed is false unless both fields are
 // defined, different, neither range nor unique, and both operands
 // indexable; the pair is ordered bytewise by name.
 func (m *Manager) CompoundIDs(f1 string, v1 phpjson.Value, f2 string, v2 phpjson.Value) (ids []string, indexed bool, err error) {

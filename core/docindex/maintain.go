@@ -35,7 +35,7 @@ func (m *Manager) CheckUnique(id string, data *phpjson.Array) error {
 }
 
 // UpdateRecord maintains the indexes after the record file of id was
-// written (spec 7.8; call under the write lock). old is the record's
+// written (docs/format/indexes.md §9; call under the write lock). old is the record's
 // previous data (nil for a new record): its entries are removed first, then
 // the entries of data are added, even when nothing changed. Order of file
 // operations, as PHP: old range remove lines, old equality and compound
@@ -86,7 +86,7 @@ func (m *Manager) UpdateRecord(id string, old, data *phpjson.Array) error {
 }
 
 // RemoveRecord removes the entries of a deleted record (its data old) after
-// its file was unlinked (spec 7.8; call under the write lock).
+// its file was unlinked (docs/format/indexes.md §9; call under the write lock).
 func (m *Manager) RemoveRecord(id string, old *phpjson.Array) error {
 	defs, err := m.definitions()
 	if err != nil {

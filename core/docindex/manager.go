@@ -13,7 +13,7 @@ type RecordSource func(yield func(id string, data *phpjson.Array) error) error
 
 // Manager is the index manager of one collection directory. It caches the
 // manifest's definitions; the store re-reads them with Reload under the
-// write lock before every mutation (spec 7.10). Safe for concurrent use:
+// write lock before every mutation (docs/format/indexes.md §13). Safe for concurrent use:
 // lookups may run while another goroutine reloads.
 type Manager struct {
 	paths paths
@@ -28,7 +28,7 @@ type Manager struct {
 
 // Open returns the manager of collectionDir and reads its manifest. The
 // store's writer identity is accepted for API stability but not needed:
-// index files use the non-PID temp names of spec 4.2, as PHP does. A
+// index files use the non-PID temp names of docs/format/docstore.md §4.2, as PHP does. A
 // missing manifest means no indexes. A broken manifest does not fail Open
 // (PHP only throws when the definitions are needed): it is reported by Err,
 // Reload and every operation that needs the definitions.

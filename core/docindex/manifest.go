@@ -10,7 +10,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// Definition is one manifest entry (spec 7.1). A field may be Unique and
+// Definition is one manifest entry (docs/format/indexes.md §2). A field may be Unique and
 // Range at once.
 type Definition struct {
 	Field  string
@@ -61,7 +61,7 @@ func readManifest(manifestPath string) ([]Definition, error) {
 	return sortedDefinitions(byName), nil
 }
 
-// sortedDefinitions orders definitions bytewise by name (spec 13.8: PHP's
+// sortedDefinitions orders definitions bytewise by name (docs/format/indexes.md §2: PHP's
 // ksort equals bytewise order except for numeric-looking names).
 func sortedDefinitions(byName map[string]Definition) []Definition {
 	defs := make([]Definition, 0, len(byName))

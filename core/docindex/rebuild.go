@@ -29,7 +29,7 @@ func (l rebuildLimits) withDefaults() rebuildLimits {
 }
 
 // Rebuild deletes entries/, recreates it empty and rebuilds every index
-// from src (spec 7.9; call under the write lock). It returns the number of
+// from src (docs/format/indexes.md §10; call under the write lock). It returns the number of
 // definitions and the number of records read. When src fails (a corrupt
 // record), entries/ has already been emptied: PHP's behaviour.
 //

@@ -14,7 +14,7 @@ import (
 const rebuildWriters = 32
 
 // syncWriter writes a rebuild's files concurrently. Per file it does what
-// fsutil.WriteAtomic (spec 4.2) does, except the directory fsync:
+// fsutil.WriteAtomic (docs/format/docstore.md §4.2) does, except the directory fsync:
 //
 //   - every file is written to its own temp, fsynced, closed and renamed
 //     into place (same temp names, modes and error texts);

@@ -9,7 +9,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// VerifyReport is the index part of PHP's verify()/health() (spec 9.2).
+// VerifyReport is the index part of PHP's verify()/health() (docs/format/indexes.md §12).
 // The store builds {"ok": ..., "errors": ..., "stats": ...}: when stats
 // show corrupt records it reports only "Corrupt records: <n>" and does not
 // call Verify; otherwise errors = report.Errors (empty when there are no
@@ -48,7 +48,7 @@ func (s identities) add(identity string, ids ...string) {
 }
 
 // Verify compares the index files with what the records of src say they
-// should contain (spec 9.2). It takes no lock and writes nothing. An error
+// should contain (docs/format/indexes.md §12). It takes no lock and writes nothing. An error
 // is returned only when src fails or the manifest is unusable; index-file
 // problems are reported in the VerifyReport.
 //

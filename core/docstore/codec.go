@@ -14,8 +14,8 @@ func decodeStrict(b []byte) (phpjson.Value, error) { return phpjson.Decode(b) }
 // appendJSON appends storh's compact json_encode of v.
 func appendJSON(dst []byte, v phpjson.Value) ([]byte, error) { return phpjson.AppendEncode(dst, v) }
 
-// decodeObject decodes a record file as PHP's read_jsonc_object does (spec
-// 3.5 steps 2-3, phpjson.DecodeJSONCObject). Errors carry PHP's texts and
+// decodeObject decodes a record file as PHP's read_jsonc_object does
+// (docs/format/docstore.md §2.3 step 2, phpjson.DecodeJSONCObject). Errors carry PHP's texts and
 // are ErrInvalidRecord: "JSONC document must decode to an object." or
 // "Invalid JSONC storage file: <path>".
 func decodeObject(content []byte, path string) (*phpjson.Array, error) {

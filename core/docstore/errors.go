@@ -8,7 +8,7 @@ import (
 	"storhfs/core/docindex"
 )
 
-// PHP exception texts (spec docstore Appendix B) used by this package.
+// PHP exception texts (docs/format/docstore.md §11) used by this package.
 const (
 	msgInvalidID        = "Invalid UUIDv7 value."
 	msgIDMismatch       = "Storage record id does not match its path."
@@ -40,12 +40,12 @@ func (k *kind) Unwrap() error { return k.parent }
 
 var (
 	// ErrInvalidRecord: a record file (or the bytes given to PutRaw) is not
-	// something PHP's get() would accept (spec 3.5).
+	// something PHP's get() would accept (docs/format/docstore.md §2.3).
 	ErrInvalidRecord error = &kind{name: "invalid storage record"}
 	// ErrIDMismatch: the record's id differs from the one its name says.
 	// It is also an ErrInvalidRecord.
 	ErrIDMismatch error = &kind{name: msgIDMismatch, parent: ErrInvalidRecord}
-	// ErrInvalidID: an id argument is not a UUIDv7 (spec 11.2).
+	// ErrInvalidID: an id argument is not a UUIDv7 (docs/format/docstore.md §3.1).
 	ErrInvalidID error = &kind{name: msgInvalidID}
 	// ErrUniqueViolation: a write would give a unique index value a second
 	// id (the docindex class; texts "Unique index violation on field: <f>").

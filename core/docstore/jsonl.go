@@ -19,7 +19,7 @@ const exportChunk = 1 << 20
 // ExportJSONL writes every record, in id order, as its canonical line
 // {"id":"<id>","data":<J(data)>}\n to path (created or truncated; parent
 // directories created; no lock, no fsync) and returns the number of lines
-// (spec 10.1). An unreadable record fails midway, leaving a partial file.
+// (docs/format/docstore.md §10.1). An unreadable record fails midway, leaving a partial file.
 func (s *Store) ExportJSONL(path string) (int, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return 0, wrapError(nil, msgExportOpen+path, err)
@@ -85,7 +85,7 @@ func loadExportLine(r *scanned) {
 }
 
 // ImportJSONL writes one record per non-blank line of path under one lock
-// hold and returns how many were written (spec 10.2). A line that is
+// hold and returns how many were written (docs/format/docstore.md §10.2). A line that is
 // exactly {"id": <string>, "data": <array>} (any order) is stored verbatim
 // (form A); any other object is a bulk row (form B, integer-like members
 // dropped). The first failing line stops the import; earlier lines stay.

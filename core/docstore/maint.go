@@ -57,7 +57,7 @@ func (s *Store) countStats() (statsCounts, error) {
 	return c, nil
 }
 
-// Stats returns {"records","bytes","corrupt","indexes"} (spec 9.1). No lock.
+// Stats returns {"records","bytes","corrupt","indexes"} (docs/format/docstore.md §9.1). No lock.
 func (s *Store) Stats() (*phpjson.Array, error) {
 	if err := s.refreshIndexes(); err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func (s *Store) Stats() (*phpjson.Array, error) {
 	return c.array(), nil
 }
 
-// Verify returns {"ok","errors","stats"} (spec 9.2): corrupt records, or
+// Verify returns {"ok","errors","stats"} (docs/format/docstore.md §9.2): corrupt records, or
 // else the index check against the record files. No lock.
 func (s *Store) Verify() (*phpjson.Array, error) {
 	if err := s.refreshIndexes(); err != nil {
@@ -132,7 +132,7 @@ func (s *Store) recordSource() docindex.RecordSource {
 }
 
 // Reindex rebuilds every index from the record files under the write lock
-// and returns {"fields","entries"} (spec 9.4). A corrupt record fails it
+// and returns {"fields","entries"} (docs/format/docstore.md §9.4). A corrupt record fails it
 // after entries/ was already cleared, as in PHP.
 func (s *Store) Reindex() (*phpjson.Array, error) {
 	var out *phpjson.Array
@@ -158,7 +158,7 @@ func (s *Store) reindexLocked() (*phpjson.Array, error) {
 // Repair, under the write lock: sweeps orphaned temp files over the whole
 // collection, quarantines every unreadable record file into
 // C/.storh/corrupt/, then reindexes. Returns
-// {"ok":true,"quarantined":n,"reindexed":{"fields","entries"}} (spec 9.3).
+// {"ok":true,"quarantined":n,"reindexed":{"fields","entries"}} (docs/format/docstore.md §9.3).
 func (s *Store) Repair() (*phpjson.Array, error) {
 	var out *phpjson.Array
 	err := s.withWriteLock(func() error {
@@ -193,7 +193,7 @@ func (s *Store) Repair() (*phpjson.Array, error) {
 }
 
 // quarantine moves a record file to C/.storh/corrupt/<basename>, or to
-// <id>-<hex8>.jsonc when that name is taken (spec 4.5).
+// <id>-<hex8>.jsonc when that name is taken (docs/format/docstore.md §4.5).
 func (s *Store) quarantine(path string) error {
 	qdir := s.dir + "/.storh/corrupt"
 	if err := fsutil.MkdirAll(qdir); err != nil {
@@ -221,7 +221,7 @@ func (s *Store) quarantine(path string) error {
 
 // SyncIndexes adds definitions to the manifest (flags OR-ed with existing
 // ones) and writes it; with rebuild, rebuilds when the definitions changed
-// (PHP indexes()->field(...)->sync(rebuild), spec 7.9).
+// (PHP indexes()->field(...)->sync(rebuild), docs/format/indexes.md §10).
 func (s *Store) SyncIndexes(defs []docindex.Definition, rebuild bool) error {
 	return s.withWriteLock(func() error {
 		if err := s.idx.Define(defs); err != nil {

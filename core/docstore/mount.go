@@ -45,7 +45,8 @@ func (s *Store) SetRecordTimes(id string, atime, mtime time.Time) error {
 }
 
 // IsCollection reports whether dir looks like a DocStore collection: it
-// has a data/ or .storh/ subdirectory (design.md). Callers distinguish
+// has a data/ or .storh/ subdirectory (README.md,
+// "Mounting"). Callers distinguish
 // SegmentedLog and Queue directories first.
 func IsCollection(dir string) bool {
 	for _, sub := range []string{"/data", "/.storh"} {
@@ -79,7 +80,7 @@ var ErrBusy error = &kind{name: "collection is in use by another writer", parent
 // the collection (records, a live writer's temp file, quarantined records
 // in .storh/corrupt, a foreign file such as a README beside data/) fails
 // with ErrNotEmpty naming it, and nothing is removed. The lock file is deleted only when no
-// other live process has a writer marker (else ErrBusy): spec 6 forbids
+// other live process has a writer marker (else ErrBusy): docs/format/docstore.md §6 forbids
 // deleting it while others may use it. Markers of this process are ours
 // to drop (the caller closes its own stores afterwards).
 func RemoveEmpty(root, collection string) error {

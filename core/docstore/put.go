@@ -11,7 +11,7 @@ import (
 
 // Put writes data under id (a new generated id when id is ""), replacing
 // any existing record, and returns the record with data as passed
-// (spec 8.2, order of operations 7.8).
+// (docs/format/docstore.md §8.1, order of operations §7).
 func (s *Store) Put(data *phpjson.Array, id string) (Record, error) {
 	if data == nil {
 		data = phpjson.NewArray(0)
@@ -107,7 +107,7 @@ var ErrIndexDrift = errors.New("record stored, but its index entries could not b
 
 // PutRaw stores content verbatim as the record file of id, for the mount.
 // content must be a record PHP's get() would accept for that file name
-// (spec 3.5: strict JSON, else JSONC; an object whose "id" equals id, a
+// (docs/format/docstore.md §2.3: strict JSON, else JSONC; an object whose "id" equals id, a
 // valid UUIDv7) and read back as written: exactly "id" and "data", data an
 // object or a list (parseWritable). It must be smaller than MaxRecordBytes
 // (what the reader accepts).
@@ -189,7 +189,7 @@ func (s *Store) checkIndexable(data *phpjson.Array) error {
 			continue
 		}
 		switch v.(type) {
-		case nil, bool, int64, float64, string: // indexed (spec 7.3)
+		case nil, bool, int64, float64, string: // indexed (docs/format/indexes.md §4)
 		default:
 			continue
 		}
@@ -203,7 +203,7 @@ func (s *Store) checkIndexable(data *phpjson.Array) error {
 
 // Delete removes the record id and its index entries; a missing record is
 // a no-op. With active indexes the old file is read first, so a corrupt
-// record cannot be deleted (spec 7.8, 8.4).
+// record cannot be deleted (docs/format/docstore.md §8.3).
 func (s *Store) Delete(id string) error {
 	if err := validID(id); err != nil {
 		return err
@@ -230,7 +230,7 @@ func (s *Store) deleteLocked(id string) error {
 }
 
 // removeRecordFile unlinks a record file (plain unlink, no directory fsync,
-// spec 4.4); a missing file is fine.
+// docs/format/docstore.md §4.4); a missing file is fine.
 func removeRecordFile(id, path string) error {
 	err := fsutil.Unlink(path)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
@@ -240,7 +240,7 @@ func removeRecordFile(id, path string) error {
 }
 
 // PutMany writes rows in order under one lock hold and returns the records
-// (spec 8.2 row forms). A failing row returns its error; earlier rows stay
+// (docs/format/docstore.md §8.1 row forms). A failing row returns its error; earlier rows stay
 // written.
 func (s *Store) PutMany(rows []phpjson.Value) ([]Record, error) {
 	out := make([]Record, 0, len(rows))

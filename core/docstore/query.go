@@ -11,7 +11,7 @@ import (
 // StoreClass is the PHP class name explain() reports for a DocStore.
 const StoreClass = `Storh\DocPerFileStore`
 
-// Query starts a PHP QueryBuilder query on this collection (spec 8.6-8.10).
+// Query starts a PHP QueryBuilder query on this collection (docs/format/docstore.md §8.5-8.6).
 // It reads without a lock and uses the secondary indexes only to narrow
 // candidates.
 func (s *Store) Query() *query.Builder { return query.New(querySource{s}) }

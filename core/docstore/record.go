@@ -17,7 +17,7 @@ import (
 // memory.
 const MaxRecordBytes = 64 << 20
 
-// encodeRecord returns the canonical record bytes (spec 3.4):
+// encodeRecord returns the canonical record bytes (docs/format/docstore.md §2.2):
 // {"id":"<id>","data":<J(data)>}\n, the id inserted unescaped (validated).
 func encodeRecord(id string, data *phpjson.Array) ([]byte, error) {
 	return appendRecord(make([]byte, 0, 64+len(id)), id, data)
@@ -39,7 +39,7 @@ func appendRecord(buf []byte, id string, data *phpjson.Array) ([]byte, error) {
 }
 
 // parseRecord validates content as the record file of expectID, exactly as
-// PHP reads it (spec 3.5), and returns its data (an empty array when the
+// PHP reads it (docs/format/docstore.md §2.3), and returns its data (an empty array when the
 // data member is missing or not an array). path is used in messages;
 // expectValid says the caller has validated expectID (checkRecordID).
 func parseRecord(content []byte, expectID, path string, expectValid bool) (*phpjson.Array, error) {
@@ -222,7 +222,7 @@ func loadRecordFileWith(id string, f recordFile, take func(content []byte) bool)
 }
 
 // Get returns the record id, nil when its file does not exist. It takes no
-// lock and looks only at the record's own bucket (spec 8.3).
+// lock and looks only at the record's own bucket (docs/format/docstore.md §8.2).
 func (s *Store) Get(id string) (*Record, error) {
 	if err := validID(id); err != nil {
 		return nil, err

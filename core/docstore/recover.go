@@ -14,7 +14,7 @@ import (
 
 // recoverFromDeadWriters runs when Open found the markers of writers that
 // died (kill -9, crash, power loss) in this collection. Such a writer may
-// have died between a record write and its index updates (spec 12.18),
+// have died between a record write and its index updates (docs/format/docstore.md §7),
 // leaving index entries that disagree with the records, and mid-write of
 // an index file, leaving its temp. Under the collection write lock (so no
 // live writer, PHP or storhfs, is mid-update and the check sees the truth):

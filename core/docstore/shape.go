@@ -11,7 +11,7 @@ import (
 
 // parseWritable validates content given to PutRaw as the record file of id
 // and returns its data. On top of what PHP's reader accepts (parseRecord,
-// spec 3.5) it requires storh's own shape (spec 3.2): exactly the members
+// docs/format/docstore.md §2.3) it requires storh's own shape (docs/format/docstore.md §2.1): exactly the members
 // "id" and "data", with data an array (a JSON object, or a list as PHP
 // writes for lists and empty data). PHP reads other shapes too, but not as
 // written: data that is missing, null, a number, a string or a bool reads

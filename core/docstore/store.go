@@ -1,7 +1,7 @@
 // Package docstore is the DocStore engine: one JSONC file per record in 256
 // id-tail buckets, secondary indexes, maintenance, JSONL import/export,
 // byte-compatible with PHP storh and safe to share with live PHP writers
-// (spec docstore.md).
+// (docs/format/docstore.md).
 //
 // Layout of a collection C = rtrim(root, "/\\") + "/" + collection:
 //
@@ -76,7 +76,7 @@ func CollectionDir(root, collection string) string {
 }
 
 // Open opens collection under root: it sweeps orphaned temp files as PHP's
-// constructor does (spec 5.3), creating C/.storh/writers/. When that sweep
+// constructor does (docs/format/docstore.md §5.3), creating C/.storh/writers/. When that sweep
 // found a dead writer's marker, Open also sweeps the index temps and
 // checks (and unless opts.NoRepair repairs) the indexes under the write
 // lock (recover.go); what it finds is logged, and it never fails Open. The
@@ -169,7 +169,7 @@ func (s *Store) withWriteLock(fn func() error) error {
 	return fn()
 }
 
-// validID checks an explicit id (spec 11.2).
+// validID checks an explicit id (docs/format/docstore.md §3.1).
 func validID(id string) error {
 	if !uuidv7.Valid(id) {
 		return errInvalidID()

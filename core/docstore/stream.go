@@ -18,7 +18,7 @@ type WhereEqual struct {
 	Value phpjson.Value // nil, bool, int64, float64 or string
 }
 
-// RecordQuery filters a Stream (PHP RecordQuery, spec 8.5). The zero value
+// RecordQuery filters a Stream (PHP RecordQuery, docs/format/docstore.md §8.4). The zero value
 // streams everything.
 type RecordQuery struct {
 	After   string                      // keep ids > After (bytewise); "" = none; validated
@@ -126,7 +126,7 @@ func scalarIdentical(a, b phpjson.Value) bool {
 
 // Stream calls fn for every record in ascending (bytewise) id order that
 // passes q, reading every "<id>.jsonc" file of every bucket directory with
-// its basename as the expected id (spec 8.5). It takes no lock. An
+// its basename as the expected id (docs/format/docstore.md §8.4). It takes no lock. An
 // unreadable record is reported to q.OnError and skipped, or, without a
 // handler, ends the stream with its error. fn returning ErrStop ends the
 // stream without error.

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// WriteFileDurable writes a record file per spec 4.1: mkdir -p the parent
+// WriteFileDurable writes a record file per docs/format/docstore.md §4.1: mkdir -p the parent
 // (0777), write content to w.TempPath(parent) (O_WRONLY|O_CREAT|O_EXCL,
 // 0666), fsync, close, rename onto final, fsync the parent directory
 // (errors of that last fsync ignored, like PHP). On failure the temp file
@@ -26,7 +26,7 @@ func (w *Writer) WriteFileDurable(final string, content []byte) error {
 	return d.replace(w.TempPath(dir), final, content)
 }
 
-// WriteAtomic replaces path per spec 4.2 with the temp name
+// WriteAtomic replaces path per docs/format/docstore.md §4.2 with the temp name
 // <dir>/.<basename>.<hex12>.tmp (protected from sweeps only for 60 s);
 // otherwise identical to WriteFileDurable. Prefer Writer.WriteFileDurable
 // (PID-named temp) when a Writer is at hand.
@@ -63,7 +63,7 @@ func atomicTemp(dir, path string) string {
 	return dir + "/." + filepath.Base(path) + "." + randomHex(6) + ".tmp"
 }
 
-// AppendDurable appends content with one write and fsyncs (spec 4.3):
+// AppendDurable appends content with one write and fsyncs (docs/format/docstore.md §4.3):
 // O_WRONLY|O_CREAT|O_APPEND 0666, parent created if needed, no directory
 // fsync.
 func AppendDurable(path string, content []byte) error {

@@ -1,7 +1,7 @@
 // Package fsutil holds the file-system primitives storh engines share:
 // flock(2) locks, writer markers, durable temp-file writes, appends, the
-// orphaned-temp sweep and PID liveness (spec docstore.md sections 4-6,
-// segmentedlog.md 1.6-1.7, queue.md A10).
+// orphaned-temp sweep and PID liveness (docs/format/docstore.md §4-6,
+// docs/format/segmentedlog.md §1.6-1.7, docs/format/queue.md §8).
 package fsutil
 
 // Error is a failure whose Error() is exactly storh's PHP message (the

@@ -14,7 +14,7 @@ import (
 )
 
 // Nothing under a storage root is ever reached through a symlink
-// (design.md): whoever can write ROOT must not make the engines read or
+// (README.md, "Consistency with live PHP writers"): whoever can write ROOT must not make the engines read or
 // write what ROOT's reader can reach elsewhere. Every storage path is opened
 // by openNoSymlinks, which fails when any component of the path is a
 // symlink, and every create, rename and removal is done relative to a

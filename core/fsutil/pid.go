@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// PIDAlive is storh's liveness test (spec 5.5): 1 <= pid <= 0x7fffffff and
-// kill(pid, 0) succeeds. Deliberate, documented deviation (allowed by spec
-// 5.6): EPERM (a process of another user) counts as ALIVE, so we never
+// PIDAlive is storh's liveness test (docs/format/docstore.md §5.5): 1 <= pid <= 0x7fffffff and
+// kill(pid, 0) succeeds. Deliberate, documented deviation (stated in
+// docs/format/docstore.md §5.5): EPERM (a process of another user) counts as ALIVE, so we never
 // delete a live foreign writer's temp files or marker; PHP counts it dead.
 func PIDAlive(pid int64) bool {
 	if pid < 1 || pid > 0x7fffffff {

@@ -7,10 +7,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// tempGraceSeconds protects temp files without a PID in their name (spec 5.4).
+// tempGraceSeconds protects temp files without a PID in their name (docs/format/docstore.md §5.4).
 const tempGraceSeconds = 60
 
-// SweepOnOpen is storh's open-time sweep (spec 5.3), run without the lock:
+// SweepOnOpen is storh's open-time sweep (docs/format/docstore.md §5.3), run without the lock:
 //   - no C/.storh/writers/: sweep all of C, then create writers/;
 //   - otherwise, if any entry of writers/ is stale (name not "<digits>.…"
 //     or its pid not alive), sweep all of C and unlink every stale entry
@@ -67,7 +67,7 @@ func markerStale(name string) bool {
 
 // SweepTemps walks C recursively (no symlink is followed: a symlinked C
 // or subdirectory is not swept, a symlink named like a temp is left alone,
-// where PHP would unlink it) and applies spec 5.4 to every file whose basename starts with "." and
+// where PHP would unlink it) and applies docs/format/docstore.md §5.4 to every file whose basename starts with "." and
 // ends with ".tmp":
 //   - ^\.(\d+)\.[0-9a-f]+\.\d+\.tmp$ with a live pid: kept;
 //   - that pattern with a dead pid: deleted whatever its age;

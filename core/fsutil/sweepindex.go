@@ -15,7 +15,7 @@ func IndexesDir(collectionDir string) string {
 //
 // Why the lock decides liveness here: storh writes index files (manifest,
 // entries, range files, rebuild chunks) only under that lock, PHP and
-// storhfs alike (spec 6; PHP's DocStoreIndexManager runs every write_atomic
+// storhfs alike (docs/format/docstore.md §6; PHP's DocStoreIndexManager runs every write_atomic
 // and append inside with_write_lock), and a writer renames or unlinks its
 // temp before it unlocks. So while we hold the lock, a temp there belongs
 // to a writer that died mid-write, whatever its age. That closes the gap of
@@ -24,7 +24,7 @@ func IndexesDir(collectionDir string) string {
 // a writer killed just before the next open for good.
 //
 // The rule per file whose basename starts with "." and ends with ".tmp":
-//   - ^\.(\d+)\.[0-9a-f]+\.\d+\.tmp$ (a PID-owned temp, spec 5.6 allows
+//   - ^\.(\d+)\.[0-9a-f]+\.\d+\.tmp$ (a PID-owned temp, docs/format/docstore.md §5.4 allows
 //     them for index files): kept while that pid is alive, as in SweepTemps;
 //   - any other such name: deleted.
 //

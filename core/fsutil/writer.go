@@ -12,8 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Writer is one store instance's writing identity "<pid>.<hex8>" (spec 4.1,
-// 5.1-5.2): the name of its writer marker C/.storh/writers/<pid>.<hex8> and
+// Writer is one store instance's writing identity "<pid>.<hex8>" (docs/format/docstore.md §4.1,
+// §5.1-5.2): the name of its writer marker C/.storh/writers/<pid>.<hex8> and
 // the prefix of its record temp files .<pid>.<hex8>.<n>.tmp. Safe for
 // concurrent use.
 type Writer struct {
@@ -83,7 +83,7 @@ func (w *Writer) Register() error {
 }
 
 // MarkerLive reports whether a writer marker name ("<pid>.<hex8>") belongs
-// to a live process (spec 5.5, with EPERM counted alive as in PIDAlive).
+// to a live process (docs/format/docstore.md §5.5, with EPERM counted alive as in PIDAlive).
 func MarkerLive(name string) bool { return !markerStale(name) }
 
 // Registered reports whether Register succeeded and Unregister has not run.

@@ -8,8 +8,8 @@
 // as exactly 8 lowercase hex digits, and JSON a single-line document.
 //
 // Writers produce one canonical form (Append). Readers differ per engine,
-// and Rules captures the differences (spec segmentedlog.md 2.5-2.7,
-// queue.md A2.1):
+// and Rules captures the differences (docs/format/segmentedlog.md §2.4-2.6,
+// docs/format/queue.md §2.2):
 //
 //	                    Queue        SegmentedLog fast   SegmentedLog full
 //	missing final LF    Torn         accepted            accepted
@@ -76,7 +76,7 @@ type Rules struct {
 	Len       LenRule
 }
 
-// Queue is the queue.log reader (spec queue.md A2.1 steps 1-4).
+// Queue is the queue.log reader (docs/format/queue.md §2.2 steps 1-4).
 func Queue() Rules { return Rules{RequireLF: true, Strip: StripAllCRLF, Len: LenDigits} }
 
 // SegLogFull is SegmentedLog's full decoder (stream, get, verify).

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Spec segmentedlog.md 2.2 and queue.md A2 vectors (PHP hash('xxh32', ...)).
+// docs/format/segmentedlog.md §2.1 and docs/format/queue.md §2.1 vectors (PHP hash('xxh32', ...)).
 func TestAppendVectors(t *testing.T) {
 	for _, tc := range []struct{ json, header string }{
 		{"", "0\t02cc5d05\t"},
@@ -34,7 +34,7 @@ func TestAppendVectors(t *testing.T) {
 
 func hashOf(s string) string { return strings.Split(string(Append(nil, []byte(s))), "\t")[1] }
 
-// TestQueueRules: spec queue.md A2.1 steps 1-4.
+// TestQueueRules: docs/format/queue.md §2.2 steps 1-4.
 func TestQueueRules(t *testing.T) {
 	good := "3\t32d153ff\tabc\n"
 	for _, tc := range []struct {
@@ -76,7 +76,7 @@ func TestQueueRules(t *testing.T) {
 	}
 }
 
-// TestSegLogRules: spec segmentedlog.md 2.5 framing check and 2.7.
+// TestSegLogRules: docs/format/segmentedlog.md §2.4 framing check and §2.6.
 func TestSegLogRules(t *testing.T) {
 	payload := `{"op":"delete","id":"018bcfe5-6800-7000-8000-000000000002"}`
 	good := string(Append(nil, []byte(payload)))

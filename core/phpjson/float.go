@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// The three float text forms storh uses (docstore spec 3.4, 7.2, App. C):
+// The three float text forms storh uses (docs/format/phpjson.md §2.3, docs/format/indexes.md §3.5):
 //   FormatFloat: json_encode with serialize_precision -1 and
 //                JSON_PRESERVE_ZERO_FRACTION ("1.0", "1.0e+25", "-0.0");
 //   G17:         sprintf('%.17G') ("0.10000000000000001", "1.0E+22", "-0");

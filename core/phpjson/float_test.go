@@ -120,8 +120,8 @@ func TestG17F24(t *testing.T) {
 	}
 }
 
-// TestFormatFloatReference compares with the spec's Appendix C reference
-// code (transcribed below) on many doubles.
+// TestFormatFloatReference compares with a reference implementation of
+// docs/format/phpjson.md §2.3 (transcribed below) on many doubles.
 func TestFormatFloatReference(t *testing.T) {
 	var x uint64 = 88172645463325252
 	for i := 0; i < 20000; i++ {

@@ -2,8 +2,8 @@ package phpjson
 
 import "errors"
 
-// storh's JSONC reader (Jsonc::decode_object; docstore spec 3.5, queue spec
-// C1) and writers (Jsonc::encode_object / encode_compact_object, C2).
+// storh's JSONC reader (Jsonc::decode_object; docs/format/phpjson.md §5)
+// and writers (Jsonc::encode_object / encode_compact_object, docs/format/phpjson.md §6).
 //
 // Why not tailscale/hujson: storh does not parse JSONC, it rewrites the text
 // with two byte-wise state machines and then runs PHP's strict json_decode,

@@ -20,7 +20,7 @@ func TestDecodeJSONCObject(t *testing.T) {
 		want    string // Encode of the object when ok
 		jerr    error  // the JSON error when jsonErr
 	}{
-		// queue spec C1 verified table
+		// the table of docs/format/phpjson.md §5.4, verified against PHP
 		{`{"a":1}`, ok, `{"a":1}`, nil},
 		{"\x00\v {\"a\":1}\n", ok, `{"a":1}`, nil},
 		{"\f{\"a\":1}", notObj, "", nil},
@@ -97,7 +97,7 @@ func TestDecodeJSONCObject(t *testing.T) {
 }
 
 func TestJSONCDepth(t *testing.T) {
-	// queue spec C1: nesting 511 levels accepted, 512 fail.
+	// docs/format/phpjson.md §3.2: nesting 511 levels accepted, 512 fail.
 	in := `{"a":` + nested(510, "") + `}`
 	if _, err := DecodeJSONCObject([]byte(in)); err != nil {
 		t.Errorf("511: %v", err)

@@ -8,7 +8,7 @@ import (
 )
 
 // Builder is storh's QueryBuilder: an OR of groups, each an AND of
-// conditions, plus ordering, limit and cursor (spec docstore 8.6).
+// conditions, plus ordering, limit and cursor (docs/format/docstore.md §8.5).
 //
 // Builders are immutable like PHP's: every method returns a new Builder and
 // leaves the receiver unchanged. PHP throws argument errors from the

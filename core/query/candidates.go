@@ -8,7 +8,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// Index use (spec docstore 8.7, product rule of 13.9): an index only ever
+// Index use (docs/format/indexes.md §11.2): an index only ever
 // proposes candidates, and every candidate is re-checked with the scan
 // predicate. A condition is used only where its id set is a superset of the
 // records it matches under 8.6, given that the index holds every record
@@ -26,7 +26,7 @@ import (
 //
 // gt/gte (array values may match), neq, notIn, exists, missing and array
 // operands are left to the scan. PHP's own index paths are narrower (typed
-// key windows, spec 8.7.3 quirks); their results are the scan's here.
+// key windows, docs/format/indexes.md §11.4); their results are the scan's here.
 
 // candidateIDs returns the ids, ascending bytewise without duplicates, of a
 // superset of the records matching some group. usable=false when a group

@@ -9,7 +9,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// Compare is storh's QueryCondition::compare (spec docstore 8.6); only the
+// Compare is storh's QueryCondition::compare (docs/format/docstore.md §8.5); only the
 // sign of the result matters:
 //
 //  1. both int/float: numeric (an int against a float is converted);

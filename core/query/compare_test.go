@@ -9,7 +9,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// The spec's worked example (docstore 8.6): PHP usort with compare.
+// The cross-type order of docs/format/docstore.md §8.5: PHP usort with compare.
 func TestCompareSortsLikePHP(t *testing.T) {
 	in := val(t, `["zzz", -1, 0, 5.5, [], [1], {"a":1}, false, null, true, "", -0.5]`).(*phpjson.Array).Values()
 	vals := append([]phpjson.Value(nil), in...)

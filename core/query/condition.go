@@ -72,7 +72,7 @@ func (c *Condition) actual(id string, data *phpjson.Array) (v phpjson.Value, exi
 	return data.Lookup(c.Field)
 }
 
-// Matches is PHP QueryCondition::matches_data (spec docstore 8.6).
+// Matches is PHP QueryCondition::matches_data (docs/format/docstore.md §8.5).
 func (c *Condition) Matches(id string, data *phpjson.Array) (bool, error) {
 	actual, exists := c.actual(id, data)
 	return c.test(actual, exists)

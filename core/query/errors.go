@@ -6,7 +6,7 @@ import (
 	"storhfs/core/uuidv7"
 )
 
-// PHP exception texts (spec docstore Appendix B). Error() is exactly PHP's
+// PHP exception texts (docs/format/docstore.md §11). Error() is exactly PHP's
 // message, so conformance results can compare them.
 var (
 	ErrEmptyField       = errors.New("Query field cannot be empty.")

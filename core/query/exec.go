@@ -68,7 +68,7 @@ func (b *Builder) First() (*Record, error) {
 // A single eq/in on an equality field (or two eqs with a compound entry)
 // is answered from the stored entry counts, as PHP does (indexCount); every
 // other shape counts real matches (scan semantics), also where PHP answers
-// from index files without a value check (spec docstore 8.8 quirk).
+// from index files without a value check (docs/format/indexes.md §11.5).
 func (b *Builder) Count() (int, error) {
 	if b.err != nil {
 		return 0, b.err
@@ -223,7 +223,7 @@ func (b *Builder) eachCandidate(ids []string, need func() int, emit func(Record)
 	return nil
 }
 
-// directID is PHP direct_id_records (spec docstore 8.7.1): with exactly one
+// directID is PHP direct_id_records (docs/format/indexes.md §11.1): with exactly one
 // group holding `id eq` conditions the record is fetched by id. applies is
 // false when the path does not apply; rec is nil when nothing matches.
 func (b *Builder) directID() (rec *Record, applies bool, err error) {

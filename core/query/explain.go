@@ -2,12 +2,12 @@ package query
 
 import "storhfs/core/phpjson"
 
-// rangeOperators are the operators a range definition serves (spec 8.7.2).
+// rangeOperators are the operators a range definition serves (docs/format/docstore.md §8.6).
 var rangeOperators = map[string]bool{
 	"gt": true, "gte": true, "lt": true, "lte": true, "between": true, "prefix": true,
 }
 
-// Explain is PHP explain() (spec docstore 8.10):
+// Explain is PHP explain() (docs/format/docstore.md §8.6):
 // {"store": <class>, "plan": "index_scan"|"full_scan", "indexes": [...], "groups": n}.
 // For each group the first condition whose field has a definition and whose
 // operator is eq/in, or a range operator on a range field, is listed as

@@ -17,7 +17,7 @@ type IndexCounter interface {
 
 // indexCount answers count() from stored entry counts where that count is
 // exactly the scan's, given an index that holds every record whose value
-// it indexes and nothing else (PHP's own assumption, spec docstore 8.8):
+// it indexes and nothing else (PHP's own assumption, docs/format/indexes.md §11.5):
 //
 //   - one group with one condition `f eq v` or `f in [v...]`, f an equality
 //     (or unique) field, every operand a scalar or null: the sum of the

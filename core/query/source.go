@@ -1,5 +1,5 @@
-// Package query implements storh's QueryBuilder semantics (spec docstore
-// 8.6-8.10): a scan predicate that is the contract, optional index use that
+// Package query implements storh's QueryBuilder semantics
+// (docs/format/docstore.md §8.5-8.6): a scan predicate that is the contract, optional index use that
 // only narrows candidates (every candidate is re-checked by the scan
 // predicate), count(), first() and explain().
 //
@@ -43,7 +43,7 @@ type CursorScanner interface {
 // must Scan in ascending bytewise id order (index candidates are visited in
 // that order). Lookups return indexed=false when the index is absent or
 // unusable; the query then falls back to a scan. The query engine trusts an
-// index to hold every record whose value it indexes (spec docstore 7.3), and
+// index to hold every record whose value it indexes (docs/format/indexes.md §4), and
 // re-checks every candidate with the scan predicate.
 type Indexed interface {
 	// Definition reports whether field has an index definition while the
@@ -59,7 +59,7 @@ type Indexed interface {
 	// k with fromKey <= k <= toKey ("" = unbounded), calling fn per key
 	// with the decoded value and its live ids.
 	RangeScan(field, fromKey, toKey string, fn func(key string, value phpjson.Value, ids []string) error) (indexed bool, err error)
-	// RangeKey is docindex.RangeKey (RK, spec docstore 7.2).
+	// RangeKey is docindex.RangeKey (RK, docs/format/indexes.md §3.3).
 	RangeKey(v phpjson.Value) string
 }
 

@@ -1,7 +1,7 @@
 package queue
 
 // batch appends the event lines of one operation to queue.log the way PHP
-// does (spec: docs/format/queue.md, "Batching"): lines collect in a buffer
+// does (docs/format/queue.md §6, "Batching"): lines collect in a buffer
 // that is written whenever it reaches batchFlushBytes and once more at the
 // end, followed by exactly one fsync if anything was written. The caller
 // applies each event to the state before adding its line. Any failure marks

@@ -7,7 +7,7 @@ import (
 	"storhfs/core/guard"
 )
 
-// PHP's exception texts (spec queue.md A2.1, A7). Error() of these is exactly
+// PHP's exception texts (docs/format/queue.md §2.2, §5.2). Error() of these is exactly
 // the PHP message: verify() reports them and the conformance results compare
 // them.
 var (

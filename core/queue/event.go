@@ -9,7 +9,7 @@ import (
 )
 
 // Op is a queue.log event type. These five are all PHP knows; writing any
-// other op makes PHP truncate the log there (spec queue.md P1).
+// other op makes PHP truncate the log there (docs/format/queue.md §3.1).
 type Op uint8
 
 const (
@@ -59,7 +59,7 @@ type Event struct {
 }
 
 // DecodeEvent decodes the JSON part of a guarded line with PHP's rules
-// (spec queue.md A2.1 steps 5-8). Errors carry PHP's messages.
+// (docs/format/queue.md §2.2 steps 5-8). Errors carry PHP's messages.
 func DecodeEvent(json []byte) (Event, error) {
 	v, err := decodeJSON(json)
 	if err != nil {
@@ -132,8 +132,8 @@ func hasIntKey(a *phpjson.Array) bool {
 	return false
 }
 
-// appendEventJSON appends the event object exactly as PHP writes it (spec
-// queue.md A3): {"op":..,"id":..,["payload":..,|"done":..,]"ts":..}.
+// appendEventJSON appends the event object exactly as PHP writes it
+// (docs/format/queue.md §3.1): {"op":..,"id":..,["payload":..,|"done":..,]"ts":..}.
 // payloadJSON is the encoded payload (enqueue only). ids are valid UUIDv7
 // spellings, which need no escaping.
 func appendEventJSON(dst []byte, op Op, id string, done bool, payloadJSON []byte, ts int64) []byte {

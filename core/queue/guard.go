@@ -2,7 +2,7 @@ package queue
 
 // The line guard (<LEN> TAB <HASH> TAB <JSON> LF) lives in core/guard,
 // shared with SegmentedLog; queue.log is read with guard.Queue() rules
-// (spec queue.md A2.1 steps 1-4). These names stay for existing callers.
+// (docs/format/queue.md §2.2 steps 1-4). These names stay for existing callers.
 
 import "storhfs/core/guard"
 

@@ -8,7 +8,7 @@ import (
 	"storhfs/core/guard"
 )
 
-// workedExample is the 1000-byte queue.log of spec queue.md A4.
+// workedExample is the 1000-byte queue.log of docs/format/queue.md §3.5.
 const workedExample = "113\t308e94c3\t{\"op\":\"enqueue\",\"id\":\"018bcfe5-6800-7000-8000-00000000000a\",\"payload\":{\"task\":\"render\",\"page\":1},\"ts\":1700000000}\n" +
 	"89\ta1d7be8d\t{\"op\":\"enqueue\",\"id\":\"018bcfe5-6801-7000-8000-00000000000b\",\"payload\":[],\"ts\":1700000000}\n" +
 	"115\t8a198a41\t{\"op\":\"enqueue\",\"id\":\"018bcfe5-6802-7000-8000-00000000000c\",\"payload\":{\"to\":\"a/b@é.test\",\"n\":1.0},\"ts\":1700000001}\n" +
@@ -39,7 +39,7 @@ func TestWorkedExampleFraming(t *testing.T) {
 	}
 }
 
-// Each guard fault maps to the queue's PHP message (spec queue.md A2.1).
+// Each guard fault maps to the queue's PHP message (docs/format/queue.md §2.2).
 func TestGuardErrors(t *testing.T) {
 	for _, tc := range []struct {
 		line string

@@ -50,7 +50,7 @@ func (q *Queue) Health() (Health, error) { return q.Verify() }
 
 // Verify replays queue.log from byte 0 through a separate read handle into an
 // independent state, then syncs the live state and, when the file replayed
-// cleanly, compares the two (spec queue.md A9). It never truncates.
+// cleanly, compares the two (docs/format/queue.md §7). It never truncates.
 func (q *Queue) Verify() (Health, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()

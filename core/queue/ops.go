@@ -6,7 +6,7 @@ import (
 )
 
 // Record is a claimed job: its id and the payload as PHP claimers see it
-// (spec queue.md A5 normalize). Payload is shared with the queue's state and
+// (docs/format/queue.md §4.3). Payload is shared with the queue's state and
 // must not be modified.
 type Record struct {
 	ID      string
@@ -21,7 +21,7 @@ type Job struct {
 
 // JobFromValue applies PHP enqueueMany's row rule: id is row.id when that is
 // a string; the payload is row.payload when that is an array, otherwise the
-// whole row (spec queue.md A7, P16). A row that is not an array gets a
+// whole row (docs/format/queue.md §5.2). A row that is not an array gets a
 // generated id and an empty payload.
 func JobFromValue(v phpjson.Value) Job {
 	row, ok := v.(*phpjson.Array)

@@ -9,7 +9,7 @@ import "storhfs/core/phpjson"
 func decodeJSON(b []byte) (phpjson.Value, error) { return phpjson.Decode(b) }
 
 // maxPayloadDepth keeps written events decodable: the event object adds one
-// level and PHP reads at most 511 (spec queue.md P6). PHP itself writes
+// level and PHP reads at most 511 (docs/format/queue.md §3.2, docs/format/phpjson.md §3.3). PHP itself writes
 // payloads up to 512 deep and then truncates them (and every later event) on
 // the next open; we refuse them instead.
 const maxPayloadDepth = 510

@@ -1,5 +1,5 @@
 // Package queue is storh's Queue (LogQueue) engine, byte-compatible with the
-// PHP library and safe to run beside live PHP workers (spec queue.md Part A).
+// PHP library and safe to run beside live PHP workers (docs/format/queue.md).
 //
 // On disk a queue directory Q holds two files: Q/queue.lock (empty, the
 // flock(2) target of every operation) and Q/queue.log (append-only guarded
@@ -67,7 +67,7 @@ func Open(root, name string, opts Options) (*Queue, error) {
 
 // OpenDir opens the queue directory dir: mkdir -p, then under the lock a full
 // replay that truncates queue.log at its first invalid line (PHP's
-// constructor, spec queue.md A9).
+// constructor, docs/format/queue.md §7).
 func OpenDir(dir string, opts Options) (*Queue, error) {
 	q := &Queue{dir: dir, logPath: dir + "/" + logName, now: opts.Now, newID: opts.NewID}
 	if q.now == nil {
@@ -179,8 +179,8 @@ func (q *Queue) replayAndTruncate() error {
 	return nil
 }
 
-// sync applies what other writers appended since the last sync (spec queue.md
-// A7): a shrunken file is replayed from 0, a grown one from q.offset; both
+// sync applies what other writers appended since the last sync (docs/format/queue.md
+// §5.1): a shrunken file is replayed from 0, a grown one from q.offset; both
 // stop silently at the first invalid line and never truncate.
 func (q *Queue) sync() error {
 	if q.st == nil {
@@ -227,7 +227,7 @@ func (q *Queue) truncateTail() error {
 }
 
 // prepareAppend makes EOF equal q.offset before a write: an invalid tail
-// left by a crashed writer is cut (spec queue.md A10.1 step 7), so a new line
+// left by a crashed writer is cut (docs/format/queue.md §7), so a new line
 // is never glued onto torn bytes.
 func (q *Queue) prepareAppend() error {
 	size, err := q.logSize()

@@ -145,7 +145,7 @@ func TestWrittenBytesMatchPHP(t *testing.T) {
 		t.Fatal(n, err)
 	}
 	if got := logBytes(t, dir); got != workedExample {
-		t.Fatalf("log differs from spec A4:\n%s", got)
+		t.Fatalf("log differs from docs/format/queue.md §3.5:\n%s", got)
 	}
 }
 

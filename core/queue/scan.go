@@ -60,7 +60,7 @@ type replayResult struct {
 }
 
 // replay applies the valid lines of f[off:limit] to s, in order, and stops at
-// the first invalid line (spec queue.md A2.1, A9). firstLine is the 1-based
+// the first invalid line (docs/format/queue.md §2.2, §7). firstLine is the 1-based
 // number of the line at off. keepPayloads stores decoded payloads (Queue);
 // otherwise only the enqueue line's position is kept (Reader). onLine, when
 // set, sees every applied line's JSON part. A non-nil error is an I/O

@@ -68,7 +68,7 @@ func (l *jobList) remove(j *job) {
 	l.n--
 }
 
-// state is the queue state rebuilt from queue.log (spec queue.md A5).
+// state is the queue state rebuilt from queue.log (docs/format/queue.md §4).
 //
 // The pending list is the effective claim order (A6): every event that makes
 // a job pending (enqueue, effective requeue) moves it to the back, which is

@@ -10,7 +10,7 @@ import (
 	"storhfs/core/uuidv7"
 )
 
-// bulkFlushBytes is PHP's bulk-append buffer size (spec 3.2).
+// bulkFlushBytes is PHP's bulk-append buffer size (docs/format/segmentedlog.md §3.2).
 const bulkFlushBytes = 1 << 20
 
 // activeSegment is the open append handle of the manifest's active file.
@@ -69,7 +69,7 @@ type pendingLine struct {
 }
 
 // beginAppend opens the active file named by a fresh manifest and makes
-// its tail safe to append to (spec 7.2 rule 4).
+// its tail safe to append to (docs/format/segmentedlog.md §3.1 step 3).
 func (l *Log) beginAppend() (*appender, error) {
 	if err := l.refreshManifest(); err != nil {
 		return nil, err
@@ -458,7 +458,7 @@ func (l *Log) deleteMany(ids []string) error {
 	})
 }
 
-// rowRecord resolves one appendMany/appendStream element (spec 3.2): id =
+// rowRecord resolves one appendMany/appendStream element (docs/format/segmentedlog.md §3.2): id =
 // row.id when it is a string, data = row.data when it is an array, else the
 // whole row.
 func rowRecord(row phpjson.Value) (id string, data *phpjson.Array, explicit bool) {
@@ -477,7 +477,7 @@ func rowRecord(row phpjson.Value) (id string, data *phpjson.Array, explicit bool
 	return id, obj, explicit
 }
 
-// AppendMany appends every row under one lock (spec 3.2). Rows are
+// AppendMany appends every row under one lock (docs/format/segmentedlog.md §3.2). Rows are
 // resolved in order before anything is written, as PHP does: a row
 // without an id takes the next generated id, an explicit id is validated,
 // and the first invalid one fails the batch (the ids generated for the

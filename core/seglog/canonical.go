@@ -8,7 +8,7 @@ import (
 )
 
 // Records view fast path. A put line whose data is already in the exact
-// form storh writes for what PHP reads from it (spec 2.4, 2.6) renders to
+// form storh writes for what PHP reads from it (docs/format/segmentedlog.md §2.3, §2.5) renders to
 // records.ndjson as `{"id":"<id>","data":` + the raw data bytes + "}\n",
 // without decoding. canonicalData decides that conservatively: anything
 // it is unsure of goes the decode/encode way.
@@ -58,7 +58,7 @@ func appendCanonicalRecord(dst, id, data []byte) []byte {
 
 // canonicalData reports whether data is one non-empty JSON object that
 // storh's encoder would write back byte for byte after PHP's json_decode
-// and the record filter of spec 2.6: phpjson.IsCanonicalArray restricted
+// and the record filter of docs/format/segmentedlog.md §2.5: phpjson.IsCanonicalArray restricted
 // to an object (a put's data is one).
 func canonicalData(data []byte) bool {
 	var c canonChecker

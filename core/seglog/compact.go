@@ -13,7 +13,7 @@ import (
 )
 
 // Compact rewrites all live records into compact-<token>-NNNNNN segments
-// and swaps the manifest (spec 6.1). Old seg-* files are never deleted;
+// and swaps the manifest (docs/format/segmentedlog.md §6.1). Old seg-* files are never deleted;
 // unreferenced compact-* files go at the next open.
 func (l *Log) Compact() error {
 	return l.withLock(l.compactLocked)
@@ -324,7 +324,7 @@ func (cw *compactWriter) abort() {
 	}
 }
 
-// Retention is retain() (spec 6.3).
+// Retention is retain() (docs/format/segmentedlog.md §6.3).
 type Retention struct {
 	l         *Log
 	cutoff    int64

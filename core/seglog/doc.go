@@ -1,4 +1,4 @@
-// Package seglog is storh's SegmentedLog engine (spec segmentedlog.md),
+// Package seglog is storh's SegmentedLog engine (docs/format/segmentedlog.md),
 // byte-compatible with the PHP library.
 //
 // Two layers:

@@ -6,7 +6,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// envelope is a decoded line payload (spec 2.3, 2.5 full decode).
+// envelope is a decoded line payload (docs/format/segmentedlog.md §2.2, §2.4 full decode).
 type envelope struct {
 	op      opKind
 	id      string
@@ -54,7 +54,7 @@ func decodeCanonicalPut(id, data []byte) (envelope, bool) {
 	return envelope{op: opPut, id: string(id), data: v, hasData: true}, true
 }
 
-// recordData is what PHP makes of a line's data (spec 2.6): anything but an
+// recordData is what PHP makes of a line's data (docs/format/segmentedlog.md §2.5): anything but an
 // array reads as empty; an array with int keys keeps only its string keys.
 func recordData(v phpjson.Value) *phpjson.Array {
 	a, ok := v.(*phpjson.Array)

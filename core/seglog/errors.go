@@ -2,8 +2,8 @@ package seglog
 
 import "errors"
 
-// Exception texts of storh's SegmentedLogStore (spec segmentedlog 2.5, 4.2,
-// 5.3, 6.3). Error() is exactly PHP's message: the conformance results
+// Exception texts of storh's SegmentedLogStore (docs/format/segmentedlog.md §2.4, §4.2,
+// §5.3, §6.3). Error() is exactly PHP's message: the conformance results
 // compare messages.
 var (
 	ErrMalformedLine   = errors.New("Malformed segmented log line.")

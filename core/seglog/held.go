@@ -27,7 +27,7 @@ import (
 // *SegmentOpenError, as before.
 //
 // Bytes below the limit change in place only where storh rewrites them:
-// a last valid line without "\n" (spec 2.7) is made invalid by the next
+// a last valid line without "\n" (docs/format/segmentedlog.md §2.6) is made invalid by the next
 // append, truncated by recovery and overwritten. Such a line's offset and
 // xxh3 are kept and checked when it is read again.
 const maxHeldSegments = 1024

@@ -68,7 +68,7 @@ func drainRecords(s *Snapshot) ([]string, error) {
 func TestSnapshotBytesRewrittenInPlace(t *testing.T) {
 	l1, l2 := framed(put(1, `{"a":1}`)), framed(put(2, `{"a":2}`))
 	l3 := framed(put(3, `{"a":3}`))
-	tail := strings.TrimSuffix(l3, "\n") // valid last line without "\n" (spec 2.7)
+	tail := strings.TrimSuffix(l3, "\n") // valid last line without "\n" (docs/format/segmentedlog.md §2.6)
 	off3 := int64(len(l1) + len(l2))
 	tests := []struct {
 		name    string

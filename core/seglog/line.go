@@ -2,7 +2,7 @@ package seglog
 
 import "storhfs/core/guard"
 
-// Line framing (spec 2.1, 2.5, 2.7) is core/guard's: "<len>\t<xxh32>\t<json>\n".
+// Line framing (docs/format/segmentedlog.md §2.1, §2.4, §2.6) is core/guard's: "<len>\t<xxh32>\t<json>\n".
 // PHP's full decoder (stream, get, verify) strips every trailing CR/LF, its
 // fast validator (open, recover, compaction) one LF then one CR; both read
 // <len> with PHP's (int) cast and accept a final line without LF.
@@ -30,7 +30,7 @@ func frameError(payload []byte, f guard.Fault) ([]byte, error) {
 	}
 }
 
-// Envelope prefixes of PHP's canonical lines (spec 2.3, 2.5 fast path).
+// Envelope prefixes of PHP's canonical lines (docs/format/segmentedlog.md §2.2, §2.4 fast path).
 const (
 	putPrefix    = `{"op":"put","id":"`
 	deletePrefix = `{"op":"delete","id":"`

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Spec 2.2 / Appendix A vectors (PHP hash('xxh32', ...)).
+// docs/format/segmentedlog.md §2.1 vectors (PHP hash('xxh32', ...)).
 func TestLineVectors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"", "0\t02cc5d05\t\n"},

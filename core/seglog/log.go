@@ -38,7 +38,7 @@ type Log struct {
 }
 
 // Open opens (creating if needed) the log collection under root with opts,
-// exactly as storh's constructor does (spec 5.1).
+// exactly as storh's constructor does (docs/format/segmentedlog.md §5.1).
 func Open(root, collection string, opts Options) (*Log, error) {
 	if err := opts.normalise(); err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func (l *Log) dropReaders() {
 }
 
 // removeLegacyDirs deletes segments.compact-*, index.rebuild-* and
-// index.backup-* directories (spec 5.1 step 5).
+// index.backup-* directories (docs/format/segmentedlog.md §5.1 step 5).
 func removeLegacyDirs(dir string) {
 	entries, err := fsutil.ReadDir(dir)
 	if err != nil {

@@ -2,7 +2,7 @@ package seglog
 
 import "storhfs/core/phpjson"
 
-// Stats is stats() (spec 4.5).
+// Stats is stats() (docs/format/segmentedlog.md §4.5).
 type Stats struct {
 	Segments int
 	Records  int
@@ -60,7 +60,7 @@ func (l *Log) statsLocked() (Stats, error) {
 	}, nil
 }
 
-// Verify is PHP's verify() (spec 5.3): no lock, nothing modified.
+// Verify is PHP's verify() (docs/format/segmentedlog.md §5.3): no lock, nothing modified.
 func (l *Log) Verify() (Health, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -9,7 +9,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// manifest.jsonc (spec 1.4): {"nextSegment":int,"sealed":[entry...],"active":entry}
+// manifest.jsonc (docs/format/segmentedlog.md §1.4): {"nextSegment":int,"sealed":[entry...],"active":entry}
 // entry = {"file","index"(sealed only),"max","min","records","ordered"[,"compacted"]}.
 // The decoded document is kept whole (doc) so that rewrites keep PHP's key
 // order and any foreign members; the typed fields are views into it.

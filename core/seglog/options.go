@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Defaults of storh's SegmentedLogStore constructor (spec 1.1).
+// Defaults of storh's SegmentedLogStore constructor (docs/format/segmentedlog.md §1.1).
 const (
 	DefaultMaxSegmentBytes     = 1 << 20
 	DefaultSparseIndexInterval = 64
@@ -61,7 +61,7 @@ func (o *Options) normalise() error {
 }
 
 // CollectionDir is the directory a log with these options uses under root
-// (spec 1.1): root (trailing "/" and "\" stripped) + "/" + collection, plus
+// (docs/format/segmentedlog.md §1.1): root (trailing "/" and "\" stripped) + "/" + collection, plus
 // "partitions/YYYY-MM-DD" or "partitions/YYYY-MM" (UTC) when partitioned.
 func CollectionDir(root, collection, partition string, timestampMs int64) string {
 	dir := strings.TrimRight(root, `/\`) + "/" + collection

@@ -5,7 +5,7 @@ import (
 	"storhfs/core/uuidv7"
 )
 
-// StreamQuery is PHP's RecordQuery for stream() (spec 4.3). Build it with
+// StreamQuery is PHP's RecordQuery for stream() (docs/format/segmentedlog.md §4.3). Build it with
 // the methods, which validate like PHP; the zero value streams everything.
 type StreamQuery struct {
 	after    string
@@ -80,7 +80,7 @@ func (q *StreamQuery) seekID() (string, bool) {
 	return "", false
 }
 
-// skipSegment applies the min/max rules of spec 4.4.
+// skipSegment applies the min/max rules of docs/format/segmentedlog.md §4.4.
 func (q *StreamQuery) skipSegment(min, max string) bool {
 	return (q.hasAfter && max <= q.after) || (q.hasLower && max < q.lower) || (q.hasUpper && min > q.upper)
 }

@@ -16,7 +16,7 @@ import (
 // errStopStream ends a stream early from inside the callback.
 var errStopStream = errors.New("seglog: stop stream")
 
-// Get returns the live record id, or nil (spec 4.2). Only the state index
+// Get returns the live record id, or nil (docs/format/segmentedlog.md §4.2). Only the state index
 // is consulted, as in PHP.
 func (l *Log) Get(id string) (*Record, error) {
 	if !uuidv7.Valid(id) {
@@ -35,7 +35,7 @@ func (l *Log) Get(id string) (*Record, error) {
 	return readRecordAt(f, loc.off, id)
 }
 
-// readRecordAt reads and checks the put line of id at off (spec 4.2).
+// readRecordAt reads and checks the put line of id at off (docs/format/segmentedlog.md §4.2).
 func readRecordAt(f io.ReaderAt, off int64, id string) (*Record, error) {
 	line, err := readLineAt(f, off)
 	if err != nil {
@@ -114,7 +114,7 @@ func readLineAt(f io.ReaderAt, off int64) ([]byte, error) {
 	return full, nil
 }
 
-// Stream calls fn for each live record in storh's stream order (spec 4.3):
+// Stream calls fn for each live record in storh's stream order (docs/format/segmentedlog.md §4.3):
 // segments in manifest order, lines in file order, each live id at its
 // latest put. fn returning an error stops the stream with that error.
 func (l *Log) Stream(q StreamQuery, fn func(Record) error) error {
@@ -130,7 +130,7 @@ func (l *Log) Stream(q StreamQuery, fn func(Record) error) error {
 	return err
 }
 
-// streamLocked streams the view's segments (spec 4.3, 4.4).
+// streamLocked streams the view's segments (docs/format/segmentedlog.md §4.3, §4.4).
 func (l *view) streamLocked(q *StreamQuery, fn func(Record) error) error {
 	yielded := 0
 	seekID, hasSeek := q.seekID()

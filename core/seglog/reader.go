@@ -36,7 +36,7 @@ type SegmentInfo struct {
 	ErrOffset    int64  // its offset
 	Ino          uint64 // the file replayed (0 when unknown)
 	// Unterminated: the last valid line has no "\n", so storh may still
-	// rewrite it in place (spec 2.7).
+	// rewrite it in place (docs/format/segmentedlog.md §2.6).
 	Unterminated bool
 }
 
@@ -249,7 +249,7 @@ func (s *Snapshot) scanView() *view {
 }
 
 // Stream calls fn for each live record in storh's stream order with the
-// query's filters (spec 4.3). An undecodable line fails the stream unless
+// query's filters (docs/format/segmentedlog.md §4.3). An undecodable line fails the stream unless
 // q.ContinueOnError is set, as in PHP.
 func (s *Snapshot) Stream(q StreamQuery, fn func(Record) error) error {
 	err := s.scanView().streamLocked(&q, fn)

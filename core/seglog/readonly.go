@@ -31,7 +31,7 @@ func (r *Reader) SnapshotAsOpened() (*Snapshot, error) {
 	return s, err
 }
 
-// Stats is PHP's stats() for the snapshot (spec 4.5): manifest entries,
+// Stats is PHP's stats() for the snapshot (docs/format/segmentedlog.md §4.5): manifest entries,
 // live and tombstoned ids of the snapshot's state index, and the current
 // size of every referenced segment file (torn tails included; missing
 // files count 0).
@@ -44,7 +44,7 @@ func (s *Snapshot) Stats() Stats {
 	}
 }
 
-// Verify is PHP's verify()/health() (spec 5.3) of an instance whose state
+// Verify is PHP's verify()/health() (docs/format/segmentedlog.md §5.3) of an instance whose state
 // is the snapshot's: a full-decode replay of the files as they are now,
 // compared with the state index; a strict drain of the stream to EOF of
 // every segment; stats(). Nothing is locked, created or truncated. An

@@ -108,7 +108,7 @@ func (l *Log) adoptManifest(m *manifest) {
 }
 
 // rewriteManifest is writeManifest after a replay has set the stats of
-// m's entries, as PHP does at every open (spec 4.1), except when
+// m's entries, as PHP does at every open (docs/format/segmentedlog.md §4.1), except when
 // manifest.jsonc already holds exactly the bytes it would write (the
 // common case: nothing changed since the last open). Then the file and its
 // directory are only fsynced, which leaves the same content as durable as

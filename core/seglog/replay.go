@@ -11,7 +11,7 @@ import (
 )
 
 // replayMode selects how a segment's lines are validated and what happens
-// at the first invalid one (spec 4.1, 5.2, 5.3).
+// at the first invalid one (docs/format/segmentedlog.md §4.1, §5.2, §5.3).
 type replayMode uint8
 
 const (
@@ -44,7 +44,7 @@ type segReplay struct {
 	recordsBytes int64
 	recordsExact bool
 	ino          uint64 // the file replayed (0 when unknown or replayRecover)
-	// unterminated: the last valid line has no "\n" (spec 2.7). Its bytes
+	// unterminated: the last valid line has no "\n" (docs/format/segmentedlog.md §2.6). Its bytes
 	// are the only ones below end that storh may rewrite in place (the
 	// next append makes it invalid; recovery truncates at tailOff), so a
 	// snapshot remembers tailOff and tailSum (xxh3 of the raw line).

@@ -7,7 +7,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// rollLocked seals the active segment (spec 3.3), lock held: idx file,
+// rollLocked seals the active segment (docs/format/segmentedlog.md §3.3), lock held: idx file,
 // next free seg-N created empty, manifest written last. An active segment
 // without lines is never sealed.
 func (l *Log) rollLocked() error {

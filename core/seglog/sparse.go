@@ -7,7 +7,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// Sparse index files segments/<base>.idx.jsonc (spec 1.5):
+// Sparse index files segments/<base>.idx.jsonc (docs/format/segmentedlog.md §1.5):
 // {"entries":[{"id":"<id>","offset":<int>},...]} plus "\n", one entry per
 // interval-th line (ordinal 0 first). Only a seek hint.
 

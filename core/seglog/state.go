@@ -1,6 +1,6 @@
 package seglog
 
-// location is where an id's latest line is (spec 4.1).
+// location is where an id's latest line is (docs/format/segmentedlog.md §4.1).
 type location struct {
 	off     int64
 	seg     int32 // index into segNames

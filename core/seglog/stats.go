@@ -1,6 +1,6 @@
 package seglog
 
-// segStats are the scan statistics of one segment (spec 1.4): lines
+// segStats are the scan statistics of one segment (docs/format/segmentedlog.md §1.4): lines
 // (tombstones included), byte-wise min/max id, whether ids never decrease,
 // and optionally the sparse index offsets (every interval-th line).
 // min, max and last are reused buffers so that adding a line allocates

@@ -9,7 +9,7 @@ const TextLen = 36
 // n calls of NewAt(ms) would return, ms being the clock read once. They
 // share the monotonic state with New and NewAt, are strictly increasing
 // within the batch (except at the 80-bit wrap and the hidden-bit carry of
-// spec C3, as for single ids) and share one backing string, so a kept id
+// docs/format/docstore.md §3.2, as for single ids) and share one backing string, so a kept id
 // keeps the whole batch's text (36*n bytes) reachable.
 func (g *Generator) NewBatch(n int) ([]string, error) {
 	if n <= 0 {
@@ -52,7 +52,7 @@ const lowerHex = "0123456789abcdef"
 
 // putText writes the 36-byte lowercase id of ts and entropy e into
 // dst[:36]: the 48-bit timestamp as 8-4 hex digits, version 7 over e0's low
-// nibble, e1, variant 10 over e2's low six bits, then e3..e9 (spec C3).
+// nibble, e1, variant 10 over e2's low six bits, then e3..e9 (docs/format/docstore.md §3.2).
 func putText(dst []byte, ts int64, e [10]byte) {
 	_ = dst[TextLen-1]
 	var u [16]byte

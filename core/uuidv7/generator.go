@@ -35,7 +35,7 @@ func NewGenerator(nowMs func() int64, random io.Reader) *Generator {
 }
 
 // newGeneratorWithState returns a generator whose last call was at lastTs
-// with the given entropy (test vectors of spec 11.1).
+// with the given entropy (the vector of docs/format/docstore.md §3.2).
 func newGeneratorWithState(nowMs func() int64, random io.Reader, lastTs int64, entropy [10]byte) *Generator {
 	g := NewGenerator(nowMs, random)
 	g.lastTs = lastTs

@@ -1,5 +1,5 @@
 // Package uuidv7 generates and validates UUIDv7 ids exactly like storh's PHP
-// UuidV7 class (spec docstore.md section 11, queue.md C3).
+// UuidV7 class (docs/format/docstore.md §3).
 //
 // Text layout (36 bytes, lowercase when generated):
 //

@@ -36,7 +36,7 @@ func TestGeneratorCarry(t *testing.T) {
 	}{
 		{"carry over two bytes", [10]byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0xff, 0xff}, "018bcfe5-6800-7234-9678-9abcdef10000"},
 		{"all ff wraps to zero", [10]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "018bcfe5-6800-7000-8000-000000000000"},
-		// queue.md C3 quirk: a carry into the hidden bits of e2 makes the visible value drop.
+		// docs/format/docstore.md §3.2 quirk: a carry into the hidden bits of e2 makes the visible value drop.
 		{"hidden bits of e2", [10]byte{0, 0, 0x3f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, "018bcfe5-6800-7000-8000-000000000000"},
 	}
 	for _, c := range cases {
@@ -183,7 +183,7 @@ func TestBounds(t *testing.T) {
 	}{
 		{vectorTs, "018bcfe5-6800-7000-8000-000000000000", "018bcfe5-6800-7fff-bfff-ffffffffffff"},
 		{0, "00000000-0000-7000-8000-000000000000", "00000000-0000-7fff-bfff-ffffffffffff"},
-		// PHP does no range check (queue.md C3): garbage, but the same garbage.
+		// PHP does no range check (docs/format/docstore.md §3.3): garbage, but the same garbage.
 		{-1, "ffffffff-ffff-ffff-7000-800000000000", "ffffffff-ffff-ffff-7fff-bfffffffffff"},
 		{1 << 48, "10000000-0000-0700-0800-000000000000", "10000000-0000-07ff-fbff-ffffffffffff"},
 	}

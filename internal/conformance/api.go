@@ -1,5 +1,5 @@
-// Package conformance replays the golden PHP corpus (../shared/conformance,
-// see its README) against a Go engine. Each engine package supplies an
+// Package conformance replays the golden PHP corpus (testdata/conformance,
+// see testdata/conformance/README.md) against a Go engine. Each engine package supplies an
 // Executor and calls Run from its own TestConformance.
 package conformance
 

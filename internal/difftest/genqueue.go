@@ -238,8 +238,8 @@ func (g *queueGen) complete() {
 //
 // After an invalid tail planted while the queue is open, only reads run
 // until the reopen: before appending, our queue cuts an invalid tail that
-// PHP would cut only at its next open (spec queue.md A10.1 step 7, the
-// hardening against P9: PHP appends after the garbage and its next open
+// PHP would cut only at its next open (docs/format/queue.md §7,
+// the hazard: PHP appends after the garbage and its next open
 // then drops every event written after it). That divergence is by design
 // and the generator does not provoke it.
 func (g *queueGen) plant() {
