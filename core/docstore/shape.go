@@ -31,6 +31,12 @@ func parseWritable(content []byte, id, path string) (*phpjson.Array, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch v, ok := obj.Lookup("id"); {
+	case !ok:
+		return nil, newError(ErrInvalidRecord, `no "id" member; `+shapeHint)
+	case kindOf(v) != "a string":
+		return nil, newError(ErrInvalidRecord, fmt.Sprintf(`"id" is %s, not a string; %s`, kindOf(v), shapeHint))
+	}
 	if err := checkRecordID(obj, id, false); err != nil {
 		return nil, err
 	}
@@ -70,6 +76,8 @@ func kindOf(v phpjson.Value) string {
 		return "a number"
 	case string:
 		return "a string"
+	case *phpjson.Array:
+		return "an object or a list"
 	}
 	return fmt.Sprintf("%T", v)
 }

@@ -27,6 +27,9 @@ func TestPutRawRefusesForeignShapes(t *testing.T) {
 		{"jsonc, data a number", "// c\n" + rec(`"data":5,`), `"data" is a number`},
 		{"jsonc, extra member", rec(`/* x */ "data":{"a":1,},"slug":"x",`), `unexpected top-level member "slug"`},
 		{"last duplicate data wins", rec(`"data":{"a":1},"data":5`), `"data" is a number`},
+		{"no id", `{"data":{"a":1}}`, `no "id" member`},
+		{"id a number", `{"id":5,"data":{}}`, `"id" is a number, not a string`},
+		{"id an object", `{"id":{},"data":{}}`, `"id" is an object or a list, not a string`},
 	}
 	root := t.TempDir()
 	s := openStore(t, root)
