@@ -307,7 +307,7 @@ func TestSnapshotOfLargeBufferIsSpilled(t *testing.T) {
 	}
 	var readers []*bufferReadHandle
 	for range 8 {
-		fh, _, errno := c.openRecord(idA, syscall.O_RDONLY)
+		fh, _, errno := c.openRecord(idA, syscall.O_RDONLY, &pageCache{})
 		if errno != 0 {
 			t.Fatalf("read open beside the writer: %v", errno)
 		}

@@ -275,7 +275,8 @@ func (h *writeHandle) reportLocked() {
 
 // readHandle reads the stored record file.
 type readHandle struct {
-	f *os.File
+	f     *os.File
+	pages *pageCache // the node's page cache, when this handle reads through it
 }
 
 var (
@@ -292,6 +293,9 @@ func (h *readHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Rea
 }
 
 func (h *readHandle) Release(ctx context.Context) syscall.Errno {
+	if h.pages != nil {
+		h.pages.release(h)
+	}
 	h.f.Close()
 	return 0
 }

@@ -15,8 +15,9 @@ import (
 // the same id agree.
 type recordNode struct {
 	fs.Inode
-	c  *collectionNode
-	id string
+	c     *collectionNode
+	id    string
+	pages pageCache // what the kernel's pages of this node hold
 }
 
 var (
@@ -30,14 +31,15 @@ func (r *recordNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.Att
 }
 
 // Open: read-only opens read the stored file through the kernel page cache
-// (KEEP_CACHE; a changed size or mtime drops it). Opens for writing get a
+// while it holds that file's pages (pagecache.go). Opens for writing get a
 // private buffer committed on flush/fsync, with direct I/O so rejected
 // content never lands in the page cache.
 func (r *recordNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	return r.c.openRecord(r.id, flags)
+	return r.c.openRecord(r.id, flags, &r.pages)
 }
 
-func (c *collectionNode) openRecord(id string, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+// openRecord opens record id through a node whose page cache is pages.
+func (c *collectionNode) openRecord(id string, flags uint32, pages *pageCache) (fs.FileHandle, uint32, syscall.Errno) {
 	s, errno := c.store()
 	if errno != 0 {
 		return nil, 0, errno
@@ -62,7 +64,8 @@ func (c *collectionNode) openRecord(id string, flags uint32) (fs.FileHandle, uin
 		return nil, 0, errnoOf(err, syscall.EIO)
 	}
 	// NOFLUSH: closing a read-only descriptor has nothing to commit.
-	return &readHandle{f: f}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+	h := &readHandle{f: f}
+	return h, pages.open(h, f, c.m.readOnly), 0
 }
 
 // Setattr: ftruncate edits that descriptor's buffer; truncate(2) by path

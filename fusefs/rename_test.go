@@ -61,10 +61,10 @@ func TestReadOnlyRefusesMutations(t *testing.T) {
 	if errno := c.Rename(ctx, "a~", c, idB+".jsonc", 0); errno != syscall.EROFS {
 		t.Errorf("rename: %v", errno)
 	}
-	if _, _, errno := c.openRecord(idA, syscall.O_WRONLY); errno != syscall.EROFS {
+	if _, _, errno := c.openRecord(idA, syscall.O_WRONLY, &pageCache{}); errno != syscall.EROFS {
 		t.Errorf("open for writing: %v", errno)
 	}
-	h, _, errno := c.openRecord(idA, syscall.O_RDONLY)
+	h, _, errno := c.openRecord(idA, syscall.O_RDONLY, &pageCache{})
 	if errno != 0 {
 		t.Fatalf("open for reading: %v", errno)
 	}

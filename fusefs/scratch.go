@@ -89,8 +89,9 @@ func (f *scratchFile) freeIfUnusedLocked() {
 // scratchNode is the node of a scratch file.
 type scratchNode struct {
 	fs.Inode
-	c *collectionNode
-	f *scratchFile
+	c     *collectionNode
+	f     *scratchFile
+	pages pageCache // once promoted: what the kernel's pages of this node hold
 }
 
 var (
@@ -109,7 +110,7 @@ func (n *scratchNode) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.A
 
 func (n *scratchNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	if id := n.f.promotedID(); id != "" {
-		return n.c.openRecord(id, flags)
+		return n.c.openRecord(id, flags, &n.pages)
 	}
 	if flags&syscall.O_TRUNC != 0 {
 		if errno := n.f.truncate(0); errno != 0 {

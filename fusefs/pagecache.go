@@ -1,0 +1,95 @@
+package fusefs
+
+import (
+	"os"
+	"sync"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// pageCache decides whether a read-only open of a record may use the
+// kernel's page cache of the node it opens through. The kernel keeps one
+// page cache per node, and a record keeps its node across replacements (a
+// commit through the mount, PHP's temp file and rename): a descriptor
+// opened on the old file can read pages back into the cache after the
+// replacement invalidated it, and later opens would then serve the old
+// content.
+//
+// Invariant: every page the kernel holds for the node was read through a
+// handle of the file `cached`, or through a caching handle still open
+// (readers). A handle opened on another file than an open caching handle
+// gets direct I/O: it neither reads nor fills pages that may hold the
+// other file's content.
+//
+// Pages are kept across opens (KEEP_CACHE) only on a read-only mount. On a
+// read-write mount every caching open drops the node's pages: with
+// KEEP_CACHE, a record rewritten through the mount while another process
+// kept reading it was still served old bytes in about 1 of 100 reads after
+// the writer's close (integration/stalecache_test.go; 35% before this
+// file). The likeliest cause is the kernel keeping pages across a direct
+// I/O write, which updates the size but not the pages, so the old bytes
+// survive under the new size; without KEEP_CACHE no case was seen.
+type pageCache struct {
+	mu      sync.Mutex
+	cached  storedFile                 // the file the cached pages come from; zero: none known
+	readers map[*readHandle]storedFile // open handles that read through the page cache
+}
+
+// storedFile identifies one record file: a replacement is a new inode, and
+// an in-place change moves the size or the mtime.
+type storedFile struct {
+	dev, ino uint64
+	size     int64
+	mtimeNs  int64
+}
+
+func storedFileOf(f *os.File) (storedFile, bool) {
+	fi, err := f.Stat()
+	if err != nil {
+		return storedFile{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return storedFile{}, false
+	}
+	return storedFile{dev: uint64(st.Dev), ino: st.Ino, size: fi.Size(), mtimeNs: fi.ModTime().UnixNano()}, true
+}
+
+// open registers h, a read-only handle of the record file f, and returns
+// its FOPEN flags:
+//   - an open caching handle reads another file: DIRECT_IO (h is not
+//     registered: it leaves the pages alone);
+//   - the cached pages come from f, and keep (a read-only mount): KEEP_CACHE;
+//   - else no cache flag: the kernel drops the node's pages at this open,
+//     and from now on they come from f.
+func (p *pageCache) open(h *readHandle, f *os.File, keep bool) uint32 {
+	file, ok := storedFileOf(f)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !ok {
+		return fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH
+	}
+	for _, other := range p.readers {
+		if other != file {
+			return fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH
+		}
+	}
+	if p.readers == nil {
+		p.readers = map[*readHandle]storedFile{}
+	}
+	p.readers[h] = file
+	h.pages = p
+	if p.cached == file && keep {
+		return fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH
+	}
+	p.cached = file
+	return fuse.FOPEN_NOFLUSH
+}
+
+// release forgets h (Release of a caching handle).
+func (p *pageCache) release(h *readHandle) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.readers, h)
+}
