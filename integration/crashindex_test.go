@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// phpOracle returns the environment that points PHP at the reference storh
+// phpOracleEnv returns the environment that points PHP at the reference storh
 // (../shared/oracle beside the repository, or $STORH_ORACLE) and its CLI.
 // Without PHP or the oracle the test is skipped, or fails when CI=true.
-func phpOracle(t *testing.T) (env []string, storhBin string) {
+func phpOracleEnv(t *testing.T) (env []string, storhBin string) {
 	t.Helper()
 	dir := os.Getenv("STORH_ORACLE")
 	if dir == "" {
@@ -70,7 +70,7 @@ func php(t *testing.T, env []string, args ...string) (string, error) {
 // indexed queries find every record again, with nobody running reindex.
 func TestKilledWritersLeaveNoIndexDrift(t *testing.T) {
 	requireFuse(t)
-	env, storhBin := phpOracle(t)
+	env, storhBin := phpOracleEnv(t)
 	root := filepath.Join(t.TempDir(), "root")
 	script, err := filepath.Abs("testdata/crashindex.php")
 	if err != nil {
