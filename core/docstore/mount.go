@@ -44,6 +44,12 @@ func (s *Store) SetRecordTimes(id string, atime, mtime time.Time) error {
 	return fsutil.Chtimes(s.RecordPath(id), atime, mtime)
 }
 
+// ListIDs lists the record ids like WalkIDs, re-reading only the bucket
+// directories that changed since prev (shard.ListIDs).
+func (s *Store) ListIDs(prev *shard.IDList, now time.Time) (*shard.IDList, bool, error) {
+	return shard.ListIDs(s.dir, prev, now)
+}
+
 // IsCollection reports whether dir looks like a DocStore collection: it
 // has a data/ or .storh/ subdirectory (README.md,
 // "Mounting"). Callers distinguish
