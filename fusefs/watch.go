@@ -13,6 +13,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 
 	"storhfs/core/fsutil"
+	"storhfs/core/seglog"
 )
 
 // watcher makes changes written under ROOT by other processes visible in
@@ -347,7 +348,7 @@ func (w *watcher) handle(ev fsnotify.Event) {
 			w.queue(invalidation{mount: d.mount, name: segmentsDir})
 		}
 	case roleSegments:
-		if isSegmentName(name) {
+		if seglog.IsSegmentName(name) {
 			w.queue(invalidation{mount: d.mount})
 			w.queue(invalidation{mount: childRel(d.mount, segmentsDir), name: name})
 		}

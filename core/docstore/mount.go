@@ -50,13 +50,19 @@ func (s *Store) ListIDs(prev *shard.IDList, now time.Time) (*shard.IDList, bool,
 	return shard.ListIDs(s.dir, prev, now)
 }
 
+// The folders that make a directory a collection (docs/format/docstore.md §1).
+const (
+	DataDirName  = "data"   // the record buckets
+	StateDirName = ".storh" // lock, writer markers, indexes
+)
+
 // IsCollection reports whether dir looks like a DocStore collection: it
 // has a data/ or .storh/ subdirectory (README.md,
 // "Mounting"). Callers distinguish
 // SegmentedLog and Queue directories first.
 func IsCollection(dir string) bool {
-	for _, sub := range []string{"/data", "/.storh"} {
-		if fi, err := fsutil.Stat(dir + sub); err == nil && fi.IsDir() {
+	for _, sub := range []string{DataDirName, StateDirName} {
+		if fi, err := fsutil.Stat(dir + "/" + sub); err == nil && fi.IsDir() {
 			return true
 		}
 	}
