@@ -96,8 +96,10 @@ func (c *collectionNode) putLocked(s RecordStore, id string, content []byte, tim
 // tryPutLocked commits content as record id (call under commitMu), then
 // applies explicit times (cp -p, rsync -t). mustBeNew fails with EEXIST
 // when the record exists, checked under the collection write lock. On
-// failure the stored record is untouched, and err says why (nil when the
-// collection was removed: ENOENT); the caller reports it.
+// failure err says why (nil when the collection was removed: ENOENT) and
+// the caller reports it; the stored record is untouched unless the store
+// failed after writing it (index drift, a failed directory fsync:
+// fsutil.ErrDirSync, so the record may not survive a crash, EIO).
 func (c *collectionNode) tryPutLocked(s RecordStore, id string, content []byte, times *fileTimes, mustBeNew bool) (syscall.Errno, error) {
 	if c.isRemoved() {
 		return syscall.ENOENT, nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"storhfs/core/fsutil"
 	"sync"
 	"syscall"
 	"testing"
@@ -153,6 +154,7 @@ func TestCommitErrnoClasses(t *testing.T) {
 	}{
 		{"disk full", &os.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}, syscall.ENOSPC},
 		{"internal", errors.New("index drifted"), syscall.EIO},
+		{"directory fsync", fmt.Errorf("record stored: %w: data/aa: %w", fsutil.ErrDirSync, errors.New("injected")), syscall.EIO},
 		{"rejected", fmt.Errorf("bad: %w", ErrRejected), syscall.EINVAL},
 	}
 	for _, tc := range cases {
