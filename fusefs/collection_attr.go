@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"storhfs/internal/fuseattr"
 	"syscall"
 	"time"
 
@@ -19,7 +20,7 @@ func (c *collectionNode) Getattr(ctx context.Context, f gofs.FileHandle, out *fu
 	if err != nil {
 		return errnoOf(err, syscall.EIO)
 	}
-	SetAttrFromInfo(&out.Attr, fi, c.m.dirPerm())
+	fuseattr.FromInfo(&out.Attr, fi, c.m.dirPerm())
 	return 0
 }
 
@@ -69,7 +70,7 @@ func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat, 
 		}
 		return false, errnoOf(err, syscall.EIO)
 	}
-	SetAttrFromInfo(out, fi, c.m.filePerm())
+	fuseattr.FromInfo(out, fi, c.m.filePerm())
 	return false, 0
 }
 

@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"storhfs/internal/fuseattr"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -33,7 +34,7 @@ func (d *dirNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOu
 	if err != nil {
 		return errnoOf(err, syscall.EIO)
 	}
-	SetAttrFromInfo(&out.Attr, fi, d.m.dirPerm())
+	fuseattr.FromInfo(&out.Attr, fi, d.m.dirPerm())
 	return 0
 }
 
@@ -190,7 +191,7 @@ func (m *mountState) dirChild(ctx context.Context, parent *fs.Inode, rel string,
 	if kind == KindLog || kind == KindQueue {
 		perm = roDirPerm
 	}
-	SetAttrFromInfo(&out.Attr, fi, perm)
+	fuseattr.FromInfo(&out.Attr, fi, perm)
 	return parent.NewInode(ctx, node, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: dirIno(rel), Gen: uint64(kind)}), 0
 }
 

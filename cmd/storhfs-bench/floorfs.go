@@ -13,6 +13,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"storhfs/fusefs"
+	"storhfs/internal/fuseattr"
 	"storhfs/shard"
 )
 
@@ -41,8 +42,8 @@ type floorTree struct {
 
 // Permission bits as the storhfs mount shows them.
 const (
-	floorFilePerm = fusefs.FilePerm
-	floorDirPerm  = fusefs.DirPerm
+	floorFilePerm = fuseattr.FilePerm
+	floorDirPerm  = fuseattr.DirPerm
 )
 
 // floorIno is the inode number of file i (1 is the root).
@@ -82,7 +83,7 @@ func loadFloorFile(name, path string) (floorFile, error) {
 		return floorFile{}, err
 	}
 	f := floorFile{name: name, data: data}
-	fusefs.SetAttrFromInfo(&f.attr, fi, floorFilePerm)
+	fuseattr.FromInfo(&f.attr, fi, floorFilePerm)
 	f.attr.Size = uint64(len(data)) // what is served, even if the file changed in between
 	return f, nil
 }
@@ -111,7 +112,7 @@ func newFloorTree(files []floorFile, dir os.FileInfo) (*floorTree, error) {
 		t.byName[f.name] = i
 		t.entries[i] = fuse.DirEntry{Name: f.name, Mode: syscall.S_IFREG, Ino: floorIno(i)}
 	}
-	fusefs.SetAttrFromInfo(&t.dirAttr, dir, floorDirPerm)
+	fuseattr.FromInfo(&t.dirAttr, dir, floorDirPerm)
 	return t, nil
 }
 
