@@ -2,10 +2,11 @@ package fusefs
 
 import (
 	"os"
-	"storhfs/internal/fuseattr"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/internal/fuseattr"
 )
 
 // Permission bits shown for everything (internal/fuseattr).

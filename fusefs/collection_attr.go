@@ -7,12 +7,13 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"storhfs/internal/fuseattr"
 	"syscall"
 	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/internal/fuseattr"
 )
 
 func (c *collectionNode) Getattr(ctx context.Context, f gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {

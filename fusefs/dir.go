@@ -2,11 +2,12 @@ package fusefs
 
 import (
 	"context"
-	"storhfs/internal/fuseattr"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/internal/fuseattr"
 )
 
 // dirNode is the storage root or a namespace: a plain folder whose shown

@@ -11,10 +11,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"storhfs/shard"
 	"sync"
 	"testing"
 	"time"
+
+	"storhfs/shard"
 )
 
 // fakeStore is an in-memory RecordStore whose files live in a temp dir (so

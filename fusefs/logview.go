@@ -2,11 +2,12 @@ package fusefs
 
 import (
 	"context"
-	"storhfs/core/seglog"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/core/seglog"
 )
 
 // logNode is a SegmentedLog collection, or one partition of a partitioned

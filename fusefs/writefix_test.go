@@ -7,13 +7,14 @@ import (
 	"io"
 	"log"
 	"os"
-	"storhfs/core/fsutil"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/core/fsutil"
 )
 
 // Tests of the write-path review findings: each failed before its fix.

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"sort"
-	"storhfs/core/fsutil"
 	"strings"
+
+	"storhfs/core/fsutil"
 )
 
 // IsCollection reports whether dir holds a SegmentedLog collection: a
