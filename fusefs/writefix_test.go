@@ -425,14 +425,20 @@ func TestScratchInodesDoNotWrap(t *testing.T) {
 	}
 }
 
-// slowCatalog blocks opening collection "slow" until released.
+// slowCatalog blocks opening collection "slow" until released; entered
+// receives once the open has begun.
 type slowCatalog struct {
 	fakeCatalog
+	entered chan struct{}
 	release chan struct{}
 }
 
 func (c slowCatalog) OpenDocStore(rel string, ro bool) (RecordStore, error) {
 	if rel == "slow" {
+		select {
+		case c.entered <- struct{}{}:
+		default:
+		}
 		<-c.release
 	}
 	return c.store, nil
@@ -440,10 +446,15 @@ func (c slowCatalog) OpenDocStore(rel string, ro bool) (RecordStore, error) {
 
 // Finding 17: opening (sweeping) one collection does not block others.
 func TestSlowOpenDoesNotBlockOtherCollections(t *testing.T) {
-	cat := slowCatalog{fakeCatalog: fakeCatalog{store: newFakeStore(t)}, release: make(chan struct{})}
+	cat := slowCatalog{fakeCatalog: fakeCatalog{store: newFakeStore(t)}, entered: make(chan struct{}, 1), release: make(chan struct{})}
 	m := newMountState(cat, false, log.New(io.Discard, "", 0), 0)
 	go m.store("slow")
-	time.Sleep(20 * time.Millisecond)
+	select {
+	case <-cat.entered:
+	case <-time.After(5 * time.Second):
+		close(cat.release)
+		t.Fatal("the slow open never began")
+	}
 	got := make(chan error, 1)
 	go func() { _, err := m.store("fast"); got <- err }()
 	select {
