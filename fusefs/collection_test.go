@@ -76,7 +76,7 @@ func collectionWith(cat Catalog, budget int64) *collectionNode {
 	return &collectionNode{m: m, rel: "c"}
 }
 
-// Finding 1: a failed rmdir must not close the store under open writers.
+// A failed rmdir must not close the store under open writers.
 func TestRmdirKeepsOpenWriters(t *testing.T) {
 	s := newFakeStore(t, idA)
 	cat := &countingCatalog{fakeCatalog: fakeCatalog{store: s}, removeErr: fmt.Errorf("c: %w", syscall.ENOTEMPTY)}
@@ -107,7 +107,7 @@ func TestRmdirKeepsOpenWriters(t *testing.T) {
 	h2.Release(context.Background())
 }
 
-// Finding 1 and 9: after rmdir the node neither reopens the store (which
+// After rmdir the node neither reopens the store (which
 // would recreate C/.storh/writers) nor commits.
 func TestRemovedCollectionRefusesEverything(t *testing.T) {
 	s := newFakeStore(t)
@@ -134,7 +134,7 @@ func TestRemovedCollectionRefusesEverything(t *testing.T) {
 	}
 }
 
-// Finding 1: a closed store is an I/O error, not a content rejection.
+// A closed store is an I/O error, not a content rejection.
 func TestCommitOnClosedStoreIsEIO(t *testing.T) {
 	s := newFakeStore(t)
 	c := quietCollection(s)
@@ -146,7 +146,7 @@ func TestCommitOnClosedStoreIsEIO(t *testing.T) {
 	}
 }
 
-// Finding 16: EINVAL only for rejected content.
+// EINVAL only for rejected content.
 func TestCommitErrnoClasses(t *testing.T) {
 	cases := []struct {
 		name string
@@ -172,7 +172,7 @@ func TestCommitErrnoClasses(t *testing.T) {
 	}
 }
 
-// Finding 2: writes through a descriptor still open on a scratch file
+// Writes through a descriptor still open on a scratch file
 // after it was renamed onto a record are committed to that record.
 func TestWritesAfterRenameReachTheRecord(t *testing.T) {
 	ctx := context.Background()
@@ -206,7 +206,7 @@ func TestWritesAfterRenameReachTheRecord(t *testing.T) {
 	}
 }
 
-// Finding 3: a created record stays visible while its creator is open, an
+// A created record stays visible while its creator is open, an
 // intermediate close of a never-written one does not hide it, and O_EXCL
 // sees it.
 func TestCreatedRecordStaysVisible(t *testing.T) {
@@ -242,7 +242,7 @@ func TestCreatedRecordStaysVisible(t *testing.T) {
 	}
 }
 
-// Finding 3: `touch new.jsonc` leaves no phantom name behind.
+// `touch new.jsonc` leaves no phantom name behind.
 func TestNeverWrittenNewRecordLeavesNoName(t *testing.T) {
 	s := newFakeStore(t)
 	c := quietCollection(s)
@@ -265,7 +265,7 @@ func TestNeverWrittenNewRecordLeavesNoName(t *testing.T) {
 	}
 }
 
-// Finding 11: an O_EXCL create fails at commit when the record appeared
+// An O_EXCL create fails at commit when the record appeared
 // meanwhile (another process), instead of overwriting it.
 func TestExclusiveCreateChecksAtCommit(t *testing.T) {
 	s := newFakeStore(t)
@@ -286,7 +286,7 @@ func TestExclusiveCreateChecksAtCommit(t *testing.T) {
 	}
 }
 
-// Finding 7: rm while a writer is open does not bring the record back.
+// Rm while a writer is open does not bring the record back.
 func TestUnlinkOrphansOpenWriters(t *testing.T) {
 	ctx := context.Background()
 	for _, stored := range []bool{true, false} {
@@ -318,7 +318,7 @@ func TestUnlinkOrphansOpenWriters(t *testing.T) {
 	}
 }
 
-// Finding 10: open(O_TRUNC) empties only the descriptor opened with it.
+// Open(O_TRUNC) empties only the descriptor opened with it.
 // The mount negotiates ATOMIC_O_TRUNC, so the flag arrives with the OPEN
 // instead of as a SETATTR(size=0) without a handle, which could only be
 // applied to every writer of the record.
@@ -350,7 +350,7 @@ func TestOpenTruncLeavesOtherWritersAlone(t *testing.T) {
 	}
 }
 
-// Finding 6: one budget across write buffers and scratch files.
+// One budget across write buffers and scratch files.
 func TestMemoryBudget(t *testing.T) {
 	ctx := context.Background()
 	s := newFakeStore(t)
@@ -385,7 +385,7 @@ func TestMemoryBudget(t *testing.T) {
 	}
 }
 
-// Finding 12: a handle is fully initialised before other goroutines see it
+// A handle is fully initialised before other goroutines see it
 // (run with -race).
 func TestWriterPublishedInitialised(t *testing.T) {
 	s := newFakeStore(t)
@@ -408,7 +408,7 @@ func TestWriterPublishedInitialised(t *testing.T) {
 	<-done
 }
 
-// Finding 14: scratch inode numbers do not wrap after 2^24 files and stay
+// Scratch inode numbers do not wrap after 2^24 files and stay
 // out of the record and directory ranges.
 func TestScratchInodesDoNotWrap(t *testing.T) {
 	c := quietCollection(newFakeStore(t))
@@ -444,7 +444,7 @@ func (c slowCatalog) OpenDocStore(rel string, ro bool) (RecordStore, error) {
 	return c.store, nil
 }
 
-// Finding 17: opening (sweeping) one collection does not block others.
+// Opening (sweeping) one collection does not block others.
 func TestSlowOpenDoesNotBlockOtherCollections(t *testing.T) {
 	cat := slowCatalog{fakeCatalog: fakeCatalog{store: newFakeStore(t)}, entered: make(chan struct{}, 1), release: make(chan struct{})}
 	m := newMountState(cat, false, log.New(io.Discard, "", 0), 0)
