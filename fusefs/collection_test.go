@@ -17,7 +17,8 @@ import (
 	"storhfs/core/fsutil"
 )
 
-// Tests of the write-path review findings: each failed before its fix.
+// Tests of a collection's write path: open writers, commits, rename, unlink,
+// O_EXCL and O_TRUNC, the memory budget, scratch inodes, slow opens.
 
 func recordOf(id, v string) string { return `{"id":"` + id + `","v":"` + v + `"}` }
 
