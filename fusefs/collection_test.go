@@ -15,6 +15,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"storhfs/core/fsutil"
+	"storhfs/internal/fuseopts"
 )
 
 // Tests of a collection's write path: open writers, commits, rename, unlink,
@@ -324,7 +325,7 @@ func TestUnlinkOrphansOpenWriters(t *testing.T) {
 // instead of as a SETATTR(size=0) without a handle, which could only be
 // applied to every writer of the record.
 func TestOpenTruncLeavesOtherWritersAlone(t *testing.T) {
-	opts := MountOptions(Config{}, log.New(io.Discard, "", 0), false)
+	opts := fuseopts.Options(fuseopts.Settings{Logger: log.New(io.Discard, "", 0)})
 	if opts.ExtraCapabilities&fuse.CAP_ATOMIC_O_TRUNC == 0 {
 		t.Errorf("ATOMIC_O_TRUNC not negotiated: open(O_TRUNC) would truncate every writer")
 	}

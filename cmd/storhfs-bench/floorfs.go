@@ -12,8 +12,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/fusefs"
 	"storhfs/internal/fuseattr"
+	"storhfs/internal/fuseopts"
 	"storhfs/shard"
 )
 
@@ -225,7 +225,7 @@ func readAt(data, dest []byte, off int64) []byte {
 // floorMountOptions are storhfs's own mount options, with the kernel
 // cache timeouts replaced by timeout (a variant of the floor).
 func floorMountOptions(direct bool, timeout time.Duration) *fs.Options {
-	opts := fusefs.MountOptions(fusefs.Config{FsName: "storhfs-floor"}, log.New(os.Stderr, "floor: ", log.LstdFlags), direct)
+	opts := fuseopts.Options(fuseopts.Settings{FsName: "storhfs-floor", Logger: log.New(os.Stderr, "floor: ", log.LstdFlags), Direct: direct})
 	opts.Name = "storhfs-floor"
 	opts.EntryTimeout, opts.AttrTimeout, opts.NegativeTimeout = &timeout, &timeout, &timeout
 	return opts
