@@ -12,8 +12,10 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/hanwen/go-fuse/v2/fs"
 
+	"storhfs/core/docstore"
 	"storhfs/core/fsutil"
 	"storhfs/core/seglog"
+	"storhfs/shard"
 )
 
 // watcher makes changes written under ROOT by other processes visible in
@@ -179,7 +181,7 @@ func (w *watcher) setupChild(rel string, old Kind) Kind {
 	switch kind {
 	case KindDocStore:
 		w.add(dir, watchedDir{role: roleCollection, rel: rel, mount: rel})
-		w.setupData(dir+"/data", rel, false)
+		w.setupData(shard.DataDir(dir), rel, false)
 	case KindLog:
 		w.setupLog(dir, rel, false)
 	case KindQueue:
@@ -325,7 +327,7 @@ func (w *watcher) handle(ev fsnotify.Event) {
 			}
 		}
 	case roleCollection:
-		if name == "data" && appeared {
+		if name == docstore.DataDirName && appeared {
 			w.setupData(ev.Name, d.rel, true)
 		}
 	case roleData:
