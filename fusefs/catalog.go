@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"storhfs/core/fsutil"
+	"storhfs/core/queue"
+	"storhfs/core/seglog"
 )
 
 // DocStoreBackend opens and manages DocStore collections; the real one
@@ -22,10 +24,9 @@ type DocStoreBackend interface {
 // lists and stats directories; everything inside a collection is the
 // engine's business.
 //
-// A directory is a SegmentedLog when it holds manifest.jsonc plus
-// segments/, or partitions/ (a partitioned log: each partitions/<p> is a
-// log of its own, docs/format/segmentedlog.md §1.1), a Queue when it holds queue.log, a DocStore
-// collection when the backend says so (data/ or .storh/), and a namespace
+// A directory is a Queue or a SegmentedLog when its engine says so
+// (queue.IsCollection, seglog.IsCollection), a DocStore collection when
+// the backend says so (docstore.IsCollection), and a namespace
 // when one of its subdirectories (up to namespaceDepth levels down) is a
 // collection. Hidden names (".storh", ".x") are never shown.
 type DirCatalog struct {
@@ -59,10 +60,9 @@ func (c *DirCatalog) kindOf(dir string, depth int) Kind {
 		return KindNone
 	}
 	switch {
-	case isFile(filepath.Join(dir, "queue.log")):
+	case queue.IsCollection(dir):
 		return KindQueue
-	case isFile(filepath.Join(dir, "manifest.jsonc")) && isDir(filepath.Join(dir, "segments")),
-		isDir(filepath.Join(dir, "partitions")):
+	case seglog.IsCollection(dir):
 		return KindLog
 	case c.Docs.IsCollection(dir):
 		return KindDocStore

@@ -6,6 +6,8 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/internal/fuseattr"
 )
 
 // dirNode is the storage root or a namespace: a plain folder whose shown
@@ -33,7 +35,7 @@ func (d *dirNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOu
 	if err != nil {
 		return errnoOf(err, syscall.EIO)
 	}
-	SetAttrFromInfo(&out.Attr, fi, d.m.dirPerm())
+	fuseattr.FromInfo(&out.Attr, fi, d.m.dirPerm())
 	return 0
 }
 
@@ -190,7 +192,7 @@ func (m *mountState) dirChild(ctx context.Context, parent *fs.Inode, rel string,
 	if kind == KindLog || kind == KindQueue {
 		perm = roDirPerm
 	}
-	SetAttrFromInfo(&out.Attr, fi, perm)
+	fuseattr.FromInfo(&out.Attr, fi, perm)
 	return parent.NewInode(ctx, node, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: dirIno(rel), Gen: uint64(kind)}), 0
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // recordListing keeps the last listing of one collection (its record ids,
-// read through shard.ListIDs, which re-reads only bucket directories whose
+// read through RecordStore.ListIDs (shard.ListIDs), which re-reads only bucket directories whose
 // mtime moved) and decides when the kernel may serve a listing from its
 // own readdir cache (FOPEN_CACHE_DIR).
 //
@@ -49,12 +49,15 @@ type dirListing struct {
 	kernelCache bool // opened with FOPEN_CACHE_DIR; release with done
 }
 
-// open reads the collection's listing (collectionDir's records, then the
-// given scratch entries) and says whether the kernel may cache it.
-func (l *recordListing) open(collectionDir string, scratch []fuse.DirEntry, now time.Time) (dirListing, error) {
+// listIDs is RecordStore.ListIDs.
+type listIDs func(prev *shard.IDList, now time.Time) (list *shard.IDList, changed bool, err error)
+
+// open reads the collection's listing (the records listed by list, then
+// the given scratch entries) and says whether the kernel may cache it.
+func (l *recordListing) open(list listIDs, scratch []fuse.DirEntry, now time.Time) (dirListing, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	list, changed, err := shard.ListIDs(collectionDir, l.ids, now)
+	ids, changed, err := list(l.ids, now)
 	if err != nil {
 		return dirListing{}, err
 	}
@@ -62,12 +65,12 @@ func (l *recordListing) open(collectionDir string, scratch []fuse.DirEntry, now 
 		l.gen++
 	}
 	l.scratch = scratch
-	l.ids = list
-	if list.Len() > maxCachedIDs {
+	l.ids = ids
+	if ids.Len() > maxCachedIDs {
 		l.ids = nil
 	}
-	out := dirListing{ids: list.IDs, scratch: scratch, gen: l.gen}
-	statted := l.lookups.Swap(0) > int64(list.Len()/2)
+	out := dirListing{ids: ids.IDs, scratch: scratch, gen: l.gen}
+	statted := l.lookups.Swap(0) > int64(ids.Len()/2)
 	staleOpen := false
 	for gen, n := range l.openCached {
 		staleOpen = staleOpen || gen != l.gen && n > 0

@@ -28,25 +28,11 @@ var (
 	_ fs.FileLookuper     = (*collectionDirHandle)(nil)
 )
 
-// dirStore is a RecordStore that exposes its collection directory, whose
-// bucket layout the mount may then read (and cache) itself.
-type dirStore interface{ Dir() string }
-
-// openDir opens the listing of the collection. With a store that shows
-// its directory the ids come from the collection's recordListing and the
-// kernel may be told to cache the listing; otherwise from a walk.
+// openDir opens the listing of the collection: the ids come from the
+// collection's recordListing, which says whether the kernel may be told to
+// cache the listing.
 func (c *collectionNode) openDir(s RecordStore) (fs.FileHandle, uint32, syscall.Errno) {
-	scratch := c.scratchNames()
-	ds, ok := s.(dirStore)
-	if !ok {
-		var ids []string
-		if err := s.WalkIDs("", func(id string) error { ids = append(ids, id); return nil }); err != nil {
-			c.m.log.Printf("list %s: %v", c.rel, err)
-			return nil, 0, errnoOf(err, syscall.EIO)
-		}
-		return &collectionDirHandle{c: c, dots: dotEntries(&c.Inode), list: dirListing{ids: ids, scratch: scratch}}, 0, 0
-	}
-	list, err := c.listing.open(ds.Dir(), scratch, time.Now())
+	list, err := c.listing.open(s.ListIDs, c.scratchNames(), time.Now())
 	if err != nil {
 		c.m.log.Printf("list %s: %v", c.rel, err)
 		return nil, 0, errnoOf(err, syscall.EIO)

@@ -95,13 +95,15 @@ func TestCollectionListing(t *testing.T) {
 	d.Releasedir(context.Background(), 0)
 }
 
-// layoutStore is a fake store that shows a real collection directory.
+// layoutStore is a fake store that lists a real collection directory.
 type layoutStore struct {
 	*fakeStore
 	coll string
 }
 
-func (s layoutStore) Dir() string { return s.coll }
+func (s layoutStore) ListIDs(prev *shard.IDList, now time.Time) (*shard.IDList, bool, error) {
+	return shard.ListIDs(s.coll, prev, now)
+}
 
 func (s layoutStore) StatRecord(id string) (os.FileInfo, error) {
 	return os.Stat(shard.RecordPath(s.coll, id))
@@ -170,18 +172,25 @@ func TestListingKernelCache(t *testing.T) {
 	}
 }
 
+// dirIDs lists the records of the DocStore collection directory coll.
+func dirIDs(coll string) listIDs {
+	return func(prev *shard.IDList, now time.Time) (*shard.IDList, bool, error) {
+		return shard.ListIDs(coll, prev, now)
+	}
+}
+
 func TestRecordListingRacyBucket(t *testing.T) {
 	coll := t.TempDir()
 	id := "0190a1b2-c3d4-7e5f-8a6b-aa0000000001"
 	writeRecordFile(t, coll, id)
 	var l recordListing
 	now := time.Now()
-	first, err := l.open(coll, nil, now)
+	first, err := l.open(dirIDs(coll), nil, now)
 	if err != nil || len(first.ids) != 1 {
 		t.Fatalf("%v %v", first.ids, err)
 	}
 	writeRecordFile(t, coll, "0190a1b2-c3d4-7e5f-8a6b-aa0000000002")
-	second, err := l.open(coll, nil, now)
+	second, err := l.open(dirIDs(coll), nil, now)
 	if err != nil || len(second.ids) != 2 || second.kernelCache {
 		t.Fatalf("a record added in the same second: ids %v, kernel cache %v, err %v", second.ids, second.kernelCache, err)
 	}

@@ -9,10 +9,13 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
 	"time"
+
+	"storhfs/shard"
 )
 
 // fakeStore is an in-memory RecordStore whose files live in a temp dir (so
@@ -66,6 +69,14 @@ func (s *fakeStore) WalkIDs(after string, fn func(string) error) error {
 		}
 	}
 	return nil
+}
+
+func (s *fakeStore) ListIDs(prev *shard.IDList, _ time.Time) (*shard.IDList, bool, error) {
+	var ids []string
+	if err := s.WalkIDs("", func(id string) error { ids = append(ids, id); return nil }); err != nil {
+		return nil, false, err
+	}
+	return &shard.IDList{IDs: ids}, prev == nil || !slices.Equal(prev.IDs, ids), nil
 }
 
 func (s *fakeStore) StatRecord(id string) (os.FileInfo, error) { return os.Stat(s.path(id)) }

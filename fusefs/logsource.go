@@ -11,17 +11,17 @@ import (
 	"syscall"
 	"time"
 
-	"storhfs/core/fsutil"
 	"storhfs/core/seglog"
 )
 
-// Names of a log folder's files (a partition folder has the same).
+// recordsView is the view of a log's live records, beside segments/.
+const recordsView = "records.ndjson"
+
+// The log directory's names, seglog's (a partition folder has the same).
 const (
-	recordsView  = "records.ndjson"
-	segmentsDir  = "segments"
-	segmentExt   = ".ndjson"
-	manifestFile = "manifest.jsonc"
-	partitionDir = "partitions"
+	segmentsDir  = seglog.SegmentsDir
+	manifestFile = seglog.ManifestName
+	partitionDir = seglog.PartitionsDir
 )
 
 // logSource serves the views of one log directory (the one holding
@@ -90,42 +90,26 @@ func (ls *logSnapshot) records() (size int64, tail []byte, err error) {
 	return ls.size, ls.tail, ls.err
 }
 
-// fingerprint: manifest.jsonc and every segments/*.ndjson file.
+// fingerprint: the files the log is read from (seglog.StateFiles); a
+// segment's mtime is also its view's (segments/<file>).
 func (s *logSource) fingerprint() (fingerprint, error) {
 	var key strings.Builder
 	fp := fingerprint{mtimes: map[string]time.Time{}}
-	add := func(name string, fi fs.FileInfo) {
-		fmt.Fprintf(&key, "%s %d %d %d;", name, fi.Size(), fi.ModTime().UnixNano(), inodeOf(fi))
-		if fi.ModTime().After(fp.mtimes[""]) {
-			fp.mtimes[""] = fi.ModTime()
-		}
-	}
-	fi, err := fsutil.Stat(s.dir + "/" + manifestFile)
+	files, err := seglog.StateFiles(s.dir)
 	if err != nil {
 		return fp, err
 	}
-	add(manifestFile, fi)
-	entries, err := fsutil.ReadDir(s.dir + "/" + segmentsDir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fp, err
-	}
-	for _, e := range entries {
-		if !isSegmentName(e.Name()) {
-			continue
+	for i, f := range files {
+		fmt.Fprintf(&key, "%s %d %d %d;", f.Path, f.Info.Size(), f.Info.ModTime().UnixNano(), inodeOf(f.Info))
+		if f.Info.ModTime().After(fp.mtimes[""]) {
+			fp.mtimes[""] = f.Info.ModTime()
 		}
-		fi, err := e.Info()
-		if err != nil {
-			continue // removed meanwhile
+		if i > 0 {
+			fp.mtimes[f.Path] = f.Info.ModTime()
 		}
-		add(e.Name(), fi)
-		fp.mtimes[segmentsDir+"/"+e.Name()] = fi.ModTime()
 	}
 	fp.key = key.String()
 	return fp, nil
-}
-
-func isSegmentName(name string) bool {
-	return !isHidden(name) && strings.HasSuffix(name, segmentExt)
 }
 
 func inodeOf(fi fs.FileInfo) uint64 {

@@ -2,13 +2,12 @@ package fusefs
 
 import (
 	"context"
-	"sort"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/core/fsutil"
+	"storhfs/core/seglog"
 )
 
 // logNode is a SegmentedLog collection, or one partition of a partitioned
@@ -31,7 +30,7 @@ var (
 	_ fs.NodeReaddirer = (*logNode)(nil)
 )
 
-func (l *logNode) hasManifest() bool { return isFile(l.dir + "/" + manifestFile) }
+func (l *logNode) hasManifest() bool { return seglog.HasManifest(l.dir) }
 
 func (l *logNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	return dirAttr(l.dir, &out.Attr)
@@ -70,26 +69,22 @@ func (l *logNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	return listWithDots(&l.Inode, list), 0
 }
 
-func (l *logNode) partitionDir(name string) string { return l.dir + "/" + partitionDir + "/" + name }
+func (l *logNode) partitionDir(name string) string { return seglog.PartitionDir(l.dir, name) }
 
-// isPartition: dir/partitions/<name> is a log (holds manifest.jsonc).
+// isPartition: name is a partition of the log (seglog.IsPartition) whose
+// name is not one of the log's own views.
 func (l *logNode) isPartition(name string) bool {
-	return name != recordsView && name != segmentsDir && isFile(l.partitionDir(name)+"/"+manifestFile)
+	return name != recordsView && name != segmentsDir && seglog.IsPartition(l.dir, name)
 }
 
-// partitions lists the partition folders, sorted (dates sort by time).
+// partitions lists the shown partition folders, sorted (dates sort by time).
 func (l *logNode) partitions() []string {
-	entries, err := fsutil.ReadDir(l.dir + "/" + partitionDir)
-	if err != nil {
-		return nil
-	}
 	var names []string
-	for _, e := range entries {
-		if e.IsDir() && !isHidden(e.Name()) && l.isPartition(e.Name()) {
-			names = append(names, e.Name())
+	for _, p := range seglog.Partitions(l.dir) {
+		if l.isPartition(p) {
+			names = append(names, p)
 		}
 	}
-	sort.Strings(names)
 	return names
 }
 

@@ -3,10 +3,11 @@ package fusefs
 import (
 	"log"
 	"os"
-	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/internal/fuseopts"
 )
 
 // Config describes one mount.
@@ -39,8 +40,8 @@ type Mounted struct {
 }
 
 // cacheTimeout is the kernel's entry, attribute and negative cache
-// lifetime: how long a change made outside the mount may stay unseen.
-const cacheTimeout = time.Second
+// lifetime (internal/fuseopts).
+const cacheTimeout = fuseopts.CacheTimeout
 
 // Mount mounts the catalog's storage root at mountpoint and serves it in the
 // background. As root it calls mount(2) directly, otherwise fusermount3.
@@ -51,7 +52,10 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	}
 	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
 	direct := os.Geteuid() == 0
-	opts := MountOptions(cfg, logger, direct)
+	opts := fuseopts.Options(fuseopts.Settings{
+		FsName: cfg.FsName, AllowOther: cfg.AllowOther, Debug: cfg.Debug, ReadOnly: cfg.ReadOnly,
+		Logger: logger, Direct: direct,
+	})
 	root := rootNode(state)
 	gate := &requestGate{}
 	rawFS := &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path("")}
@@ -77,49 +81,6 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 		}
 	}
 	return mt, nil
-}
-
-// MountOptions are the kernel and go-fuse settings of a mount; direct
-// mounts with mount(2) instead of fusermount3. Exported for the benchmark's
-// FUSE floor, which must mount exactly as storhfs does.
-func MountOptions(cfg Config, logger *log.Logger, direct bool) *fs.Options {
-	timeout := cacheTimeout
-	mo := fuse.MountOptions{
-		FsName:        cfg.FsName,
-		Name:          "storhfs",
-		AllowOther:    cfg.AllowOther,
-		Debug:         cfg.Debug,
-		Logger:        logger,
-		DirectMount:   direct,
-		DisableXAttrs: true,
-		// READDIRPLUS only when the kernel asks for it (READDIRPLUS_AUTO):
-		// the first buffer of a listing, and the rest only once the
-		// listed entries get stat-ed (ls -l), so `ls` and `find -name`
-		// stay plain READDIR. A listing the kernel serves from its own
-		// cache (FOPEN_CACHE_DIR, dircache.go) sends neither.
-		DisableReadDirPlus: false,
-		// ATOMIC_O_TRUNC: open(O_TRUNC) arrives as one OPEN with the flag,
-		// not as OPEN plus a SETATTR(size=0) without a handle, which could
-		// not tell the truncating descriptor from other writers of the record.
-		ExtraCapabilities: fuse.CAP_READDIRPLUS_AUTO | fuse.CAP_ATOMIC_O_TRUNC,
-	}
-	if cfg.AllowOther {
-		mo.Options = append(mo.Options, "default_permissions")
-	}
-	if cfg.ReadOnly {
-		mo.Options = append(mo.Options, "ro")
-	}
-	opts := &fs.Options{
-		MountOptions: mo,
-		// The root's inode number is FUSE's root id, as on other FUSE
-		// mounts; 0 (go-fuse's default) reads as "no inode" in a listing.
-		RootStableAttr:  &fs.StableAttr{Ino: fuse.FUSE_ROOT_ID},
-		EntryTimeout:    &timeout,
-		AttrTimeout:     &timeout,
-		NegativeTimeout: &timeout,
-		Logger:          logger,
-	}
-	return opts
 }
 
 // rootNode is the storage root: normally a namespace; a collection when

@@ -7,10 +7,11 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"storhfs/core/uuidv7"
+	"storhfs/shard"
 )
 
 // recordExt is the extension of every record file name: <uuidv7>.jsonc.
-const recordExt = ".jsonc"
+const recordExt = shard.RecordExt
 
 // recordID returns the id named by a record file name, or false when name
 // is not "<valid uuidv7>.jsonc".

@@ -20,7 +20,7 @@ var queueViews = []struct {
 	{"events.ndjson", queue.ViewEvents},
 }
 
-const queueLogFile = "queue.log"
+const queueLogFile = queue.LogName
 
 func queueView(name string) (queue.View, bool) {
 	for _, v := range queueViews {

@@ -32,6 +32,7 @@ type statAhead struct {
 	next    int  // next position to stat
 	limit   int  // positions < limit may be stat-ed
 	stopped bool // Releasedir or Seekdir: the goroutines return
+	parked  int  // goroutines waiting at the window's end
 	ring    [statAheadWindow]recordStat
 	done    chan struct{} // closed when every goroutine has returned
 }
@@ -73,7 +74,9 @@ func (a *statAhead) run() {
 	for {
 		a.mu.Lock()
 		for !a.stopped && a.next < len(a.ids) && a.next >= a.limit {
+			a.parked++
 			a.wake.Wait()
+			a.parked--
 		}
 		if a.stopped || a.next >= len(a.ids) {
 			a.wake.Broadcast() // the others are done too

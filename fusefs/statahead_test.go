@@ -42,6 +42,21 @@ func waitStattedUpTo(t *testing.T, a *statAhead, last int) {
 	}
 }
 
+// waitParked waits until every goroutine waits at the window's end: none
+// can stat anything more until a lookup moves the window.
+func waitParked(t *testing.T, a *statAhead) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		a.mu.Lock()
+		parked := a.parked
+		a.mu.Unlock()
+		if parked == statAheadWorkers {
+			return
+		}
+	}
+	t.Fatal("the stat-ahead goroutines never all parked at the window's end")
+}
+
 func stopAndWait(t *testing.T, a *statAhead) {
 	t.Helper()
 	a.stop()
@@ -148,7 +163,7 @@ func TestStatAheadStaysWithinItsWindow(t *testing.T) {
 	a := startStatAhead(c, s, ids, 0)
 	defer stopAndWait(t, a)
 	waitStattedUpTo(t, a, statAheadWindow-1)
-	time.Sleep(20 * time.Millisecond)
+	waitParked(t, a)
 	a.mu.Lock()
 	next := a.next
 	a.mu.Unlock()

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"time"
+
+	"storhfs/shard"
 )
 
 // ErrRejected classifies a commit refused because of its content: the
@@ -13,14 +15,15 @@ var ErrRejected = errors.New("content rejected")
 // RecordStore is what the mount needs of one DocStore collection. The real
 // implementation is *docstore.Store; fusefs never opens record files itself.
 //
-// Readers (WalkIDs, StatRecord, OpenRecord) take no lock. Mutations take the
+// Readers (ListIDs, StatRecord, OpenRecord) take no lock. Mutations take the
 // collection write lock inside the store; the mount additionally serialises
 // its own mutations per collection (see collectionNode.commitMu).
 type RecordStore interface {
-	// WalkIDs calls fn for every record id in bytewise id order, skipping
-	// ids <= after ("" = from the start). A non-nil error from fn stops the
-	// walk and is returned.
-	WalkIDs(after string, fn func(id string) error) error
+	// ListIDs lists every record id in bytewise id order. prev (nil for
+	// none) is a former result of this store, whose unchanged parts may be
+	// reused without reading (shard.ListIDs); changed reports whether the
+	// ids differ from prev's (always true without prev).
+	ListIDs(prev *shard.IDList, now time.Time) (list *shard.IDList, changed bool, err error)
 	// StatRecord describes the stored record file; an error wrapping
 	// os.ErrNotExist when the record is missing.
 	StatRecord(id string) (os.FileInfo, error)

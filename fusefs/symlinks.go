@@ -5,7 +5,10 @@ import (
 	"sync"
 	"syscall"
 
+	"storhfs/core/docstore"
 	"storhfs/core/fsutil"
+	"storhfs/core/queue"
+	"storhfs/core/seglog"
 )
 
 // symlinkLog reports each symlink the engines refused (fsutil.SymlinkError:
@@ -49,13 +52,17 @@ func (r *symlinkLog) note(err error) bool {
 	return true
 }
 
+// collectionMarkers are the entries whose presence makes a directory a
+// collection ("" is the directory itself): the engines' names.
+var collectionMarkers = []string{"", docstore.DataDirName, docstore.StateDirName, queue.LogName, seglog.ManifestName, seglog.SegmentsDir, seglog.PartitionsDir}
+
 // missingDirErrno is the errno of a lookup of rel when it is no collection,
 // log, queue or namespace: ELOOP (logged once) when rel, or one of the
 // entries that would make it one, is a symlink, which is refused rather
 // than followed; else ENOENT.
 func (m *mountState) missingDirErrno(rel string) syscall.Errno {
-	for _, sub := range []string{"", "/data", "/.storh", "/queue.log", "/manifest.jsonc", "/segments", "/partitions"} {
-		if _, err := m.catalog.Stat(rel + sub); m.symlinks.note(err) {
+	for _, sub := range collectionMarkers {
+		if _, err := m.catalog.Stat(childRel(rel, sub)); m.symlinks.note(err) {
 			return syscall.ELOOP
 		}
 	}

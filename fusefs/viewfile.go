@@ -12,6 +12,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"storhfs/core/fsutil"
+	"storhfs/internal/fuseattr"
 )
 
 // viewSource is the read-only files of one log or queue directory. Names
@@ -317,7 +318,7 @@ func dirAttr(dir string, out *fuse.Attr) syscall.Errno {
 	if err != nil {
 		return errnoOf(err, syscall.EIO)
 	}
-	SetAttrFromInfo(out, fi, roDirPerm)
+	fuseattr.FromInfo(out, fi, roDirPerm)
 	return 0
 }
 

@@ -12,7 +12,10 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/hanwen/go-fuse/v2/fs"
 
+	"storhfs/core/docstore"
 	"storhfs/core/fsutil"
+	"storhfs/core/seglog"
+	"storhfs/shard"
 )
 
 // watcher makes changes written under ROOT by other processes visible in
@@ -178,7 +181,7 @@ func (w *watcher) setupChild(rel string, old Kind) Kind {
 	switch kind {
 	case KindDocStore:
 		w.add(dir, watchedDir{role: roleCollection, rel: rel, mount: rel})
-		w.setupData(dir+"/data", rel, false)
+		w.setupData(shard.DataDir(dir), rel, false)
 	case KindLog:
 		w.setupLog(dir, rel, false)
 	case KindQueue:
@@ -324,7 +327,7 @@ func (w *watcher) handle(ev fsnotify.Event) {
 			}
 		}
 	case roleCollection:
-		if name == "data" && appeared {
+		if name == docstore.DataDirName && appeared {
 			w.setupData(ev.Name, d.rel, true)
 		}
 	case roleData:
@@ -347,7 +350,7 @@ func (w *watcher) handle(ev fsnotify.Event) {
 			w.queue(invalidation{mount: d.mount, name: segmentsDir})
 		}
 	case roleSegments:
-		if isSegmentName(name) {
+		if seglog.IsSegmentName(name) {
 			w.queue(invalidation{mount: d.mount})
 			w.queue(invalidation{mount: childRel(d.mount, segmentsDir), name: name})
 		}

@@ -25,6 +25,10 @@ import (
 // storhfsBin is the binary under test, built once by TestMain.
 var storhfsBin string
 
+// testaidBin writes logs, queues and mounted records as an application
+// would (internal/testaid), built once by TestMain next to storhfsBin.
+var testaidBin string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "storhfs-bin-")
 	if err != nil {
@@ -38,6 +42,13 @@ func TestMain(m *testing.M) {
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build storhfs:", err)
+		os.Exit(1)
+	}
+	testaidBin = filepath.Join(dir, "storhfs-testaid")
+	build = exec.Command("go", "build", "-o", testaidBin, "storhfs/internal/testaid")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build storhfs-testaid:", err)
 		os.Exit(1)
 	}
 	// A race-enabled binary sleeps 1 s at exit by default; the writer

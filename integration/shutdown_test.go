@@ -15,9 +15,10 @@ import (
 
 // A clean shutdown must never make close(2) lie: a writer whose close
 // succeeded finds its record stored intact, and a close that failed stored
-// nothing. Writers are `storhfs close-writer` processes (closewriter.go).
+// nothing. Writers are `storhfs-testaid close-writer` processes
+// (internal/testaid/closewriter.go).
 
-// closeWriterContent mirrors cmd/storhfs/closewriter.go.
+// closeWriterContent mirrors internal/testaid/closewriter.go.
 func closeWriterContent(writer, n int, id string) string {
 	return fmt.Sprintf(`{"id":%q,"data":{"writer":%d,"n":%d,"pad":%q}}`, id, writer, n, strings.Repeat("x", 2000))
 }
@@ -34,7 +35,7 @@ type closeWriter struct {
 func startCloseWriter(t *testing.T, n int, dir string, flags ...string) *closeWriter {
 	t.Helper()
 	args := append([]string{"close-writer", "--writer", strconv.Itoa(n)}, flags...)
-	w := &closeWriter{n: n, cmd: exec.Command(storhfsBin, append(args, dir)...), out: &lockedWriter{}, done: make(chan error, 1)}
+	w := &closeWriter{n: n, cmd: exec.Command(testaidBin, append(args, dir)...), out: &lockedWriter{}, done: make(chan error, 1)}
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
 	var err error
 	if w.resume, err = w.cmd.StdinPipe(); err != nil {

@@ -12,7 +12,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/fusefs"
+	"storhfs/internal/fuseattr"
+	"storhfs/internal/fuseopts"
 	"storhfs/shard"
 )
 
@@ -41,8 +42,8 @@ type floorTree struct {
 
 // Permission bits as the storhfs mount shows them.
 const (
-	floorFilePerm = fusefs.FilePerm
-	floorDirPerm  = fusefs.DirPerm
+	floorFilePerm = fuseattr.FilePerm
+	floorDirPerm  = fuseattr.DirPerm
 )
 
 // floorIno is the inode number of file i (1 is the root).
@@ -82,7 +83,7 @@ func loadFloorFile(name, path string) (floorFile, error) {
 		return floorFile{}, err
 	}
 	f := floorFile{name: name, data: data}
-	fusefs.SetAttrFromInfo(&f.attr, fi, floorFilePerm)
+	fuseattr.FromInfo(&f.attr, fi, floorFilePerm)
 	f.attr.Size = uint64(len(data)) // what is served, even if the file changed in between
 	return f, nil
 }
@@ -111,7 +112,7 @@ func newFloorTree(files []floorFile, dir os.FileInfo) (*floorTree, error) {
 		t.byName[f.name] = i
 		t.entries[i] = fuse.DirEntry{Name: f.name, Mode: syscall.S_IFREG, Ino: floorIno(i)}
 	}
-	fusefs.SetAttrFromInfo(&t.dirAttr, dir, floorDirPerm)
+	fuseattr.FromInfo(&t.dirAttr, dir, floorDirPerm)
 	return t, nil
 }
 
@@ -224,7 +225,7 @@ func readAt(data, dest []byte, off int64) []byte {
 // floorMountOptions are storhfs's own mount options, with the kernel
 // cache timeouts replaced by timeout (a variant of the floor).
 func floorMountOptions(direct bool, timeout time.Duration) *fs.Options {
-	opts := fusefs.MountOptions(fusefs.Config{FsName: "storhfs-floor"}, log.New(os.Stderr, "floor: ", log.LstdFlags), direct)
+	opts := fuseopts.Options(fuseopts.Settings{FsName: "storhfs-floor", Logger: log.New(os.Stderr, "floor: ", log.LstdFlags), Direct: direct})
 	opts.Name = "storhfs-floor"
 	opts.EntryTimeout, opts.AttrTimeout, opts.NegativeTimeout = &timeout, &timeout, &timeout
 	return opts

@@ -24,7 +24,7 @@ func (docStores) IsCollection(dir string) bool { return docstore.IsCollection(di
 // and repairs drift (unless noRepair) before the first request is served;
 // what it finds goes to stderr, the mount's log.
 func (d docStores) Open(root, collection string, readOnly bool) (fusefs.RecordStore, error) {
-	s, err := docstore.Open(root, collection, docstore.Options{ReadOnly: readOnly, NoRepair: d.noRepair})
+	s, err := docstore.Open(root, collection, docstore.Options{ReadOnly: readOnly, NoRepair: d.noRepair, DirSyncErrors: true})
 	if err != nil {
 		return nil, err
 	}

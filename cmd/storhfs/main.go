@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -13,23 +14,54 @@ import (
 
 func main() {
 	cli.VersionPrinter = func(c *cli.Context) { readBuildVersion().print(c.App.Writer) }
+	os.Exit(run(os.Args, os.Stderr))
+}
+
+// run is main without the exit: commands return their errors here, so
+// every deferred cleanup has run before the process ends; it prints the
+// error and returns the exit status.
+func run(argv []string, stderr io.Writer) int {
 	app := newApp()
-	if len(os.Args) > 1 && os.Args[1] == "mount" {
-		args, err := mountCommandArgs(os.Args[2:], mountCommand().Flags)
+	var notFound error
+	// An unknown command is a usage error (exit 2), like any other.
+	// urfave/cli gives this hook no error result, so keep it for Run's.
+	app.CommandNotFound = func(_ *cli.Context, name string) {
+		notFound = &printedError{code: exitUsage, line: fmt.Sprintf("storhfs: unknown command %q (see: storhfs --help)", name)}
+	}
+	if len(argv) > 1 && argv[1] == "mount" {
+		args, err := mountCommandArgs(argv[2:], mountCommand().Flags)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "storhfs mount:", err)
-			os.Exit(exitUsage)
+			fmt.Fprintln(stderr, "storhfs mount:", err)
+			return exitUsage
 		}
-		os.Args = append(os.Args[:2:2], args...)
+		argv = append(argv[:2:2], args...)
 	}
 	// mount(8) calling storhfs as the helper for fuse.storhfs (fstab.go).
-	if isMountHelperCall(os.Args, commandNames(app)) {
-		os.Exit(runMountHelper(os.Args, os.Stderr))
+	if isMountHelperCall(argv, commandNames(app)) {
+		return runMountHelper(argv, stderr)
 	}
-	if err := app.Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "storhfs:", withSymlinkCause(err))
-		os.Exit(exitCodeOf(err))
+	err := app.Run(argv)
+	if err == nil {
+		err = notFound
 	}
+	return report(stderr, err)
+}
+
+// report prints a command's error and returns its exit status: a
+// *printedError as its own line, anything else after "storhfs:".
+func report(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var pe *printedError
+	if errors.As(err, &pe) {
+		if pe.line != "" {
+			fmt.Fprintln(stderr, pe.line)
+		}
+		return pe.code
+	}
+	fmt.Fprintln(stderr, "storhfs:", withSymlinkCause(err))
+	return exitCodeOf(err)
 }
 
 // exitCodeOf is the exit status for a command's error: a *codedError's
@@ -54,16 +86,10 @@ func newApp() *cli.App {
 			putCommand(),
 			deleteCommand(),
 			demoCommand(),
-		}, append(extraCommands(), append([]*cli.Command{
-			versionCommand(), completionCommand(), manCommand(),
-		}, testAidCommands()...)...)...),
+		}, append(extraCommands(),
+			versionCommand(), completionCommand(), manCommand())...),
 		HideHelpCommand:      true,
 		EnableBashCompletion: true,
-		// An unknown command is a usage error (exit 2), like any other.
-		CommandNotFound: func(c *cli.Context, name string) {
-			fmt.Fprintf(os.Stderr, "storhfs: unknown command %q (see: storhfs --help)\n", name)
-			os.Exit(exitUsage)
-		},
 		// Errors are printed once, by main.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}

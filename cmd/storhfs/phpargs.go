@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -37,36 +36,35 @@ func usageErr(c *cli.Context, format string, args ...any) error {
 	return &codedError{code: exitUsage, msg: fmt.Sprintf("%s (usage: %s)", msg, usage)}
 }
 
+// printedError is a command's failure as main prints it: line alone on
+// stderr (nothing when empty), then exit with code.
+type printedError struct {
+	code int
+	line string
+}
+
+func (e *printedError) Error() string { return e.line }
+
 // exitAction wraps a command body: an error is printed as one line on
-// stderr (the engines' PHP messages verbatim, as bin/storh prints them) and
-// the process exits with its code (1 unless it is a *codedError). The
-// process is ended here, not in main, so that these exit codes and bare
-// messages do not depend on how main prints other commands' errors.
+// stderr (the engines' PHP messages verbatim, as bin/storh prints them,
+// without main's "storhfs:" prefix) and the process exits with its code
+// (1 unless it is a *codedError). The error is made a *printedError here,
+// not in main, so that these exit codes and bare messages do not depend on
+// how main prints other commands' errors.
 func exitAction(body func(c *cli.Context) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		err := body(c)
 		if err == nil {
 			return nil
 		}
-		code := exitError
-		var ce *codedError
-		if errors.As(err, &ce) {
-			code = ce.code
-		}
-		if msg := oneLine(withSymlinkCause(err)); msg != "" {
-			fmt.Fprintln(os.Stderr, msg)
-		}
-		os.Exit(code)
-		return nil
+		return &printedError{code: exitCodeOf(err), line: oneLine(withSymlinkCause(err))}
 	}
 }
 
 // onUsageError makes urfave/cli's own argument errors (an unknown flag, a
 // bad flag value) exit with exitUsage.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	fmt.Fprintf(os.Stderr, "%s (see: storhfs %s --help)\n", oneLine(err.Error()), c.Command.Name)
-	os.Exit(exitUsage)
-	return nil
+	return &printedError{code: exitUsage, line: fmt.Sprintf("%s (see: storhfs %s --help)", oneLine(err.Error()), c.Command.Name)}
 }
 
 // oneLine keeps an error message on a single line.

@@ -44,13 +44,25 @@ func (s *Store) SetRecordTimes(id string, atime, mtime time.Time) error {
 	return fsutil.Chtimes(s.RecordPath(id), atime, mtime)
 }
 
+// ListIDs lists the record ids like WalkIDs, re-reading only the bucket
+// directories that changed since prev (shard.ListIDs).
+func (s *Store) ListIDs(prev *shard.IDList, now time.Time) (*shard.IDList, bool, error) {
+	return shard.ListIDs(s.dir, prev, now)
+}
+
+// The folders that make a directory a collection (docs/format/docstore.md §1).
+const (
+	DataDirName  = "data"   // the record buckets
+	StateDirName = ".storh" // lock, writer markers, indexes
+)
+
 // IsCollection reports whether dir looks like a DocStore collection: it
 // has a data/ or .storh/ subdirectory (README.md,
 // "Mounting"). Callers distinguish
 // SegmentedLog and Queue directories first.
 func IsCollection(dir string) bool {
-	for _, sub := range []string{"/data", "/.storh"} {
-		if fi, err := fsutil.Stat(dir + sub); err == nil && fi.IsDir() {
+	for _, sub := range []string{DataDirName, StateDirName} {
+		if fi, err := fsutil.Stat(dir + "/" + sub); err == nil && fi.IsDir() {
 			return true
 		}
 	}

@@ -68,7 +68,8 @@ func (s *Store) writeLocked(data *phpjson.Array, id string, explicit bool, raw [
 			return Record{}, err
 		}
 	}
-	if err := s.writer.WriteFileDurable(path, content); err != nil {
+	dirSync, err := s.writeRecordFile(path, content)
+	if err != nil {
 		return Record{}, err
 	}
 	if s.idx.Active() {
@@ -76,7 +77,23 @@ func (s *Store) writeLocked(data *phpjson.Array, id string, explicit bool, raw [
 			return Record{}, err
 		}
 	}
-	return Record{ID: id, Data: data}, nil
+	return Record{ID: id, Data: data}, dirSync
+}
+
+// writeRecordFile writes a record file (fsutil.WriteFileDurable). err is
+// a failure that left the stored record as it was. dirSync is the failed
+// fsync of the bucket directory after the record was renamed into place
+// (wrapping fsutil.ErrDirSync), nil unless Options.DirSyncErrors: the
+// caller updates the indexes of the stored record, then reports it.
+func (s *Store) writeRecordFile(path string, content []byte) (dirSync, err error) {
+	err = s.writer.WriteFileDurable(path, content)
+	if errors.Is(err, fsutil.ErrDirSync) {
+		if s.dirSync {
+			return fmt.Errorf("record %s stored: %w", path, err), nil
+		}
+		return nil, nil
+	}
+	return nil, err
 }
 
 // checkUnique runs the unique check (7.5); a violation is
@@ -166,7 +183,8 @@ func (s *Store) putRaw(id string, content []byte, mustBeNew bool) error {
 				return err
 			}
 		}
-		if err := s.writer.WriteFileDurable(path, raw); err != nil {
+		dirSync, err := s.writeRecordFile(path, raw)
+		if err != nil {
 			return err
 		}
 		if s.idx.Active() {
@@ -174,7 +192,7 @@ func (s *Store) putRaw(id string, content []byte, mustBeNew bool) error {
 				return fmt.Errorf("%w: %w", ErrIndexDrift, err)
 			}
 		}
-		return nil
+		return dirSync
 	}))
 }
 

@@ -51,6 +51,12 @@ type Options struct {
 	// NoRepair: when Open finds a dead writer's marker it still checks and
 	// logs the indexes (recover.go) but does not rebuild the drifted ones.
 	NoRepair bool
+	// DirSyncErrors: when the fsync of a record's bucket directory fails
+	// after the record was renamed into place, the put (its indexes
+	// updated) fails with an error wrapping fsutil.ErrDirSync, since the
+	// record may not survive a crash. Without it the failure is ignored,
+	// as PHP's put does (docs/format/docstore.md §4.1). The mount sets it.
+	DirSyncErrors bool
 	// Logger receives what Open finds after a dead writer (nil: stderr).
 	Logger *log.Logger
 }
@@ -62,6 +68,7 @@ type Store struct {
 	newID    func() (string, error)
 	custom   bool // newID is a caller's generator: validate its output
 	readOnly bool
+	dirSync  bool // Options.DirSyncErrors
 	writer   *fsutil.Writer
 	idx      *docindex.Manager
 
@@ -101,7 +108,7 @@ func Open(root, collection string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dir: dir, nowMs: nowMs, writer: w, idx: idx, readOnly: opts.ReadOnly}
+	s := &Store{dir: dir, nowMs: nowMs, writer: w, idx: idx, readOnly: opts.ReadOnly, dirSync: opts.DirSyncErrors}
 	if opts.IDs != nil {
 		s.newID, s.custom = opts.IDs, true
 	} else {

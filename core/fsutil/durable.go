@@ -2,6 +2,7 @@ package fsutil
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,13 +10,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// ErrDirSync: a file was renamed into place, but the fsync of its
+// directory failed, so the new name may not survive a crash. The file's
+// new content is in place (docs/format/docstore.md §4.1).
+var ErrDirSync = errors.New("directory fsync failed: the written file may not survive a crash")
+
 // WriteFileDurable writes a record file per docs/format/docstore.md §4.1: mkdir -p the parent
 // (0777), write content to w.TempPath(parent) (O_WRONLY|O_CREAT|O_EXCL,
-// 0666), fsync, close, rename onto final, fsync the parent directory
-// (errors of that last fsync ignored, like PHP). On failure the temp file
-// is removed and the error carries PHP's message. The temp is created, and
-// renamed, relative to the parent opened without following symlinks
-// (nofollow.go): a bucket swapped for a symlink cannot redirect the write.
+// 0666), fsync, close, rename onto final, fsync the parent directory.
+// On failure before the rename the temp file is removed, final is
+// untouched and the error carries PHP's message. A failure of the last
+// fsync, after the rename, is an error wrapping ErrDirSync: PHP ignores
+// it, and a caller keeping PHP's behaviour does so too (errors.Is). The
+// temp is created, and renamed, relative to the parent opened without
+// following symlinks (nofollow.go): a bucket swapped for a symlink cannot
+// redirect the write.
 func (w *Writer) WriteFileDurable(final string, content []byte) error {
 	dir := parentDir(final)
 	d, err := openStorageDir(dir, true)
@@ -23,7 +32,17 @@ func (w *Writer) WriteFileDurable(final string, content []byte) error {
 		return err
 	}
 	defer d.close()
-	return d.replace(w.TempPath(dir), final, content)
+	temp := w.TempPath(dir)
+	if err := d.writeTemp(temp, content); err != nil {
+		return err
+	}
+	if err := d.renameTemp(temp, final); err != nil {
+		return err
+	}
+	if err := w.syncDir(d.fd); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrDirSync, dir, err)
+	}
+	return nil
 }
 
 // WriteAtomic replaces path per docs/format/docstore.md §4.2 with the temp name

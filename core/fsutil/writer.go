@@ -25,6 +25,17 @@ type Writer struct {
 
 	mu         sync.Mutex
 	registered bool
+
+	// SyncDir fsyncs the directory a record was renamed into (nil:
+	// fsync(2)); tests inject failures here. Set before first use.
+	SyncDir func(fd int) error
+}
+
+func (w *Writer) syncDir(fd int) error {
+	if w.SyncDir != nil {
+		return w.SyncDir(fd)
+	}
+	return unix.Fsync(fd)
 }
 
 // NewWriter returns a fresh identity (real OS pid, 8 random lowercase hex

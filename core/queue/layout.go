@@ -2,7 +2,10 @@ package queue
 
 import "storhfs/core/fsutil"
 
-// logName is the queue's one file of guarded event lines, in its directory.
+// LogName is the queue's one file of guarded event lines, in its
+// directory (docs/format/queue.md).
+const LogName = logName
+
 const logName = "queue.log"
 
 // IsCollection reports whether dir holds a Queue (a queue.log file). It

@@ -48,7 +48,9 @@ func storedContent(t *testing.T, root, collection, id string) string {
 	return string(b)
 }
 
-func TestWriteFixes(t *testing.T) {
+// TestWritePathKeepsData runs the write path's data-loss cases against one
+// mount.
+func TestWritePathKeepsData(t *testing.T) {
 	requireFuse(t, "touch", "ls")
 	root := demoRoot(t, 30)
 	m := startMount(t, root)

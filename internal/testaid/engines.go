@@ -12,19 +12,18 @@ import (
 	"storhfs/core/seglog"
 )
 
-// Test aids: hidden commands that write logs and queues through the core,
-// as a PHP application would while a mount is live. The integration tests
-// run them as separate processes; they are not part of the public CLI.
+// engineCommands write logs and queues through the core, as a PHP
+// application would while a mount is live:
 //
 //	log-append ROOT COLLECTION < rows      appendStream, one row per line: {"id":ID,"data":{...}} or {...}
 //	log-delete ROOT COLLECTION ID...
 //	queue-enqueue ROOT NAME < payloads     one JSON object per line; prints the new ids
 //	queue-claim ROOT NAME [-n N]           prints the claimed ids
 //	queue-complete ROOT NAME [--keep] ID...
-func testAidCommands() []*cli.Command {
+func engineCommands() []*cli.Command {
 	return []*cli.Command{
 		{
-			Name: "log-append", Hidden: true, ArgsUsage: "ROOT COLLECTION",
+			Name: "log-append", ArgsUsage: "ROOT COLLECTION",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "partition", Usage: "daily or monthly"},
 				&cli.Int64Flag{Name: "partition-ms", Usage: "timestamp choosing the partition"},
@@ -47,7 +46,7 @@ func testAidCommands() []*cli.Command {
 			},
 		},
 		{
-			Name: "log-delete", Hidden: true, ArgsUsage: "ROOT COLLECTION ID...",
+			Name: "log-delete", ArgsUsage: "ROOT COLLECTION ID...",
 			Action: func(c *cli.Context) error {
 				return withTestLog(c, func(l *seglog.Log) error {
 					for _, id := range c.Args().Slice()[2:] {
@@ -60,7 +59,7 @@ func testAidCommands() []*cli.Command {
 			},
 		},
 		{
-			Name: "queue-enqueue", Hidden: true, ArgsUsage: "ROOT NAME",
+			Name: "queue-enqueue", ArgsUsage: "ROOT NAME",
 			Action: func(c *cli.Context) error {
 				return withTestQueue(c, func(q *queue.Queue) error {
 					return eachJSONLine(func(v *phpjson.Array) error {
@@ -74,7 +73,7 @@ func testAidCommands() []*cli.Command {
 			},
 		},
 		{
-			Name: "queue-claim", Hidden: true, ArgsUsage: "ROOT NAME",
+			Name: "queue-claim", ArgsUsage: "ROOT NAME",
 			Flags: []cli.Flag{&cli.IntFlag{Name: "n", Value: 1}},
 			Action: func(c *cli.Context) error {
 				return withTestQueue(c, func(q *queue.Queue) error {
@@ -87,7 +86,7 @@ func testAidCommands() []*cli.Command {
 			},
 		},
 		{
-			Name: "queue-complete", Hidden: true, ArgsUsage: "ROOT NAME ID...",
+			Name: "queue-complete", ArgsUsage: "ROOT NAME ID...",
 			Flags: []cli.Flag{&cli.BoolFlag{Name: "keep", Usage: "keep the job as done"}},
 			Action: func(c *cli.Context) error {
 				return withTestQueue(c, func(q *queue.Queue) error {
@@ -96,7 +95,6 @@ func testAidCommands() []*cli.Command {
 				})
 			},
 		},
-		closeWriterCommand(),
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 	"storhfs/core/uuidv7"
 )
 
-// closeWriterCommand is a test aid: it creates new records in a mounted
+// closeWriterCommand creates new records in a mounted
 // collection folder one after another, each opened with O_EXCL, written in
 // a few write(2) calls and closed, and prints what each close(2) answered:
 //
@@ -31,7 +31,7 @@ import (
 // tests compare these answers with what the storage root holds.
 func closeWriterCommand() *cli.Command {
 	return &cli.Command{
-		Name: "close-writer", Hidden: true, ArgsUsage: "COLLECTION_DIR",
+		Name: "close-writer", ArgsUsage: "COLLECTION_DIR",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "writer", Usage: "this writer's number, part of each record"},
 			&cli.IntFlag{Name: "max", Value: 10000, Usage: "stop after this many records"},

@@ -13,9 +13,13 @@ import (
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/core/fsutil"
+	"storhfs/internal/fuseopts"
 )
 
-// Tests of the write-path review findings: each failed before its fix.
+// Tests of a collection's write path: open writers, commits, rename, unlink,
+// O_EXCL and O_TRUNC, the memory budget, scratch inodes, slow opens.
 
 func recordOf(id, v string) string { return `{"id":"` + id + `","v":"` + v + `"}` }
 
@@ -74,7 +78,7 @@ func collectionWith(cat Catalog, budget int64) *collectionNode {
 	return &collectionNode{m: m, rel: "c"}
 }
 
-// Finding 1: a failed rmdir must not close the store under open writers.
+// A failed rmdir must not close the store under open writers.
 func TestRmdirKeepsOpenWriters(t *testing.T) {
 	s := newFakeStore(t, idA)
 	cat := &countingCatalog{fakeCatalog: fakeCatalog{store: s}, removeErr: fmt.Errorf("c: %w", syscall.ENOTEMPTY)}
@@ -105,7 +109,7 @@ func TestRmdirKeepsOpenWriters(t *testing.T) {
 	h2.Release(context.Background())
 }
 
-// Finding 1 and 9: after rmdir the node neither reopens the store (which
+// After rmdir the node neither reopens the store (which
 // would recreate C/.storh/writers) nor commits.
 func TestRemovedCollectionRefusesEverything(t *testing.T) {
 	s := newFakeStore(t)
@@ -132,7 +136,7 @@ func TestRemovedCollectionRefusesEverything(t *testing.T) {
 	}
 }
 
-// Finding 1: a closed store is an I/O error, not a content rejection.
+// A closed store is an I/O error, not a content rejection.
 func TestCommitOnClosedStoreIsEIO(t *testing.T) {
 	s := newFakeStore(t)
 	c := quietCollection(s)
@@ -144,7 +148,7 @@ func TestCommitOnClosedStoreIsEIO(t *testing.T) {
 	}
 }
 
-// Finding 16: EINVAL only for rejected content.
+// EINVAL only for rejected content.
 func TestCommitErrnoClasses(t *testing.T) {
 	cases := []struct {
 		name string
@@ -153,6 +157,7 @@ func TestCommitErrnoClasses(t *testing.T) {
 	}{
 		{"disk full", &os.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}, syscall.ENOSPC},
 		{"internal", errors.New("index drifted"), syscall.EIO},
+		{"directory fsync", fmt.Errorf("record stored: %w: data/aa: %w", fsutil.ErrDirSync, errors.New("injected")), syscall.EIO},
 		{"rejected", fmt.Errorf("bad: %w", ErrRejected), syscall.EINVAL},
 	}
 	for _, tc := range cases {
@@ -169,7 +174,7 @@ func TestCommitErrnoClasses(t *testing.T) {
 	}
 }
 
-// Finding 2: writes through a descriptor still open on a scratch file
+// Writes through a descriptor still open on a scratch file
 // after it was renamed onto a record are committed to that record.
 func TestWritesAfterRenameReachTheRecord(t *testing.T) {
 	ctx := context.Background()
@@ -203,7 +208,7 @@ func TestWritesAfterRenameReachTheRecord(t *testing.T) {
 	}
 }
 
-// Finding 3: a created record stays visible while its creator is open, an
+// A created record stays visible while its creator is open, an
 // intermediate close of a never-written one does not hide it, and O_EXCL
 // sees it.
 func TestCreatedRecordStaysVisible(t *testing.T) {
@@ -239,7 +244,7 @@ func TestCreatedRecordStaysVisible(t *testing.T) {
 	}
 }
 
-// Finding 3: `touch new.jsonc` leaves no phantom name behind.
+// `touch new.jsonc` leaves no phantom name behind.
 func TestNeverWrittenNewRecordLeavesNoName(t *testing.T) {
 	s := newFakeStore(t)
 	c := quietCollection(s)
@@ -262,7 +267,7 @@ func TestNeverWrittenNewRecordLeavesNoName(t *testing.T) {
 	}
 }
 
-// Finding 11: an O_EXCL create fails at commit when the record appeared
+// An O_EXCL create fails at commit when the record appeared
 // meanwhile (another process), instead of overwriting it.
 func TestExclusiveCreateChecksAtCommit(t *testing.T) {
 	s := newFakeStore(t)
@@ -283,7 +288,7 @@ func TestExclusiveCreateChecksAtCommit(t *testing.T) {
 	}
 }
 
-// Finding 7: rm while a writer is open does not bring the record back.
+// Rm while a writer is open does not bring the record back.
 func TestUnlinkOrphansOpenWriters(t *testing.T) {
 	ctx := context.Background()
 	for _, stored := range []bool{true, false} {
@@ -315,12 +320,12 @@ func TestUnlinkOrphansOpenWriters(t *testing.T) {
 	}
 }
 
-// Finding 10: open(O_TRUNC) empties only the descriptor opened with it.
+// Open(O_TRUNC) empties only the descriptor opened with it.
 // The mount negotiates ATOMIC_O_TRUNC, so the flag arrives with the OPEN
 // instead of as a SETATTR(size=0) without a handle, which could only be
 // applied to every writer of the record.
 func TestOpenTruncLeavesOtherWritersAlone(t *testing.T) {
-	opts := MountOptions(Config{}, log.New(io.Discard, "", 0), false)
+	opts := fuseopts.Options(fuseopts.Settings{Logger: log.New(io.Discard, "", 0)})
 	if opts.ExtraCapabilities&fuse.CAP_ATOMIC_O_TRUNC == 0 {
 		t.Errorf("ATOMIC_O_TRUNC not negotiated: open(O_TRUNC) would truncate every writer")
 	}
@@ -347,7 +352,7 @@ func TestOpenTruncLeavesOtherWritersAlone(t *testing.T) {
 	}
 }
 
-// Finding 6: one budget across write buffers and scratch files.
+// One budget across write buffers and scratch files.
 func TestMemoryBudget(t *testing.T) {
 	ctx := context.Background()
 	s := newFakeStore(t)
@@ -382,7 +387,7 @@ func TestMemoryBudget(t *testing.T) {
 	}
 }
 
-// Finding 12: a handle is fully initialised before other goroutines see it
+// A handle is fully initialised before other goroutines see it
 // (run with -race).
 func TestWriterPublishedInitialised(t *testing.T) {
 	s := newFakeStore(t)
@@ -405,7 +410,7 @@ func TestWriterPublishedInitialised(t *testing.T) {
 	<-done
 }
 
-// Finding 14: scratch inode numbers do not wrap after 2^24 files and stay
+// Scratch inode numbers do not wrap after 2^24 files and stay
 // out of the record and directory ranges.
 func TestScratchInodesDoNotWrap(t *testing.T) {
 	c := quietCollection(newFakeStore(t))
@@ -422,25 +427,36 @@ func TestScratchInodesDoNotWrap(t *testing.T) {
 	}
 }
 
-// slowCatalog blocks opening collection "slow" until released.
+// slowCatalog blocks opening collection "slow" until released; entered
+// receives once the open has begun.
 type slowCatalog struct {
 	fakeCatalog
+	entered chan struct{}
 	release chan struct{}
 }
 
 func (c slowCatalog) OpenDocStore(rel string, ro bool) (RecordStore, error) {
 	if rel == "slow" {
+		select {
+		case c.entered <- struct{}{}:
+		default:
+		}
 		<-c.release
 	}
 	return c.store, nil
 }
 
-// Finding 17: opening (sweeping) one collection does not block others.
+// Opening (sweeping) one collection does not block others.
 func TestSlowOpenDoesNotBlockOtherCollections(t *testing.T) {
-	cat := slowCatalog{fakeCatalog: fakeCatalog{store: newFakeStore(t)}, release: make(chan struct{})}
+	cat := slowCatalog{fakeCatalog: fakeCatalog{store: newFakeStore(t)}, entered: make(chan struct{}, 1), release: make(chan struct{})}
 	m := newMountState(cat, false, log.New(io.Discard, "", 0), 0)
 	go m.store("slow")
-	time.Sleep(20 * time.Millisecond)
+	select {
+	case <-cat.entered:
+	case <-time.After(5 * time.Second):
+		close(cat.release)
+		t.Fatal("the slow open never began")
+	}
 	got := make(chan error, 1)
 	go func() { _, err := m.store("fast"); got <- err }()
 	select {

@@ -1,0 +1,100 @@
+// Attributes of a collection and of its records.
+
+package fusefs
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"storhfs/internal/fuseattr"
+)
+
+func (c *collectionNode) Getattr(ctx context.Context, f gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	fi, err := c.m.catalog.Stat(c.rel)
+	if err != nil {
+		return errnoOf(err, syscall.EIO)
+	}
+	fuseattr.FromInfo(&out.Attr, fi, c.m.dirPerm())
+	return 0
+}
+
+// Setattr on the directory (touch, chmod) is accepted and ignored.
+func (c *collectionNode) Setattr(ctx context.Context, f gofs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if c.m.readOnly {
+		return syscall.EROFS
+	}
+	return c.Getattr(ctx, f, out)
+}
+
+// recordAttr describes record id: an open write buffer holding changes not
+// yet committed wins (what a writer sees before close), else the stored
+// file, re-read each time so outside changes show up once the kernel's 1 s
+// attribute cache expires, else the buffer of a handle that created the
+// record and is still open (for a lookup, only while it names the record:
+// handleView.named). volatile reports the buffer cases: the kernel must
+// not cache those attributes, since the buffer may never be stored.
+// pre, when not nil, is the stored file's stat, taken ahead by a listing.
+func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat, lookup bool) (volatile bool, errno syscall.Errno) {
+	if size, ok := c.pendingSize(id); ok {
+		setMemAttr(out, size, time.Now(), c.m.filePerm())
+		return true, 0
+	}
+	s, errno := c.store()
+	if errno != 0 {
+		return false, errno
+	}
+	var fi os.FileInfo
+	var err error
+	if pre != nil {
+		fi, err = pre.fi, pre.err
+	} else {
+		fi, err = s.StatRecord(id)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if h := c.createdWriter(id); h != nil {
+			if v := h.shown(); !lookup || v.named() {
+				setMemAttr(out, v.size, time.Now(), c.m.filePerm())
+				return true, 0
+			}
+		}
+	}
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !c.m.symlinks.note(err) {
+			c.m.log.Printf("stat %s/%s: %v", c.rel, id, err)
+		}
+		return false, errnoOf(err, syscall.EIO)
+	}
+	fuseattr.FromInfo(out, fi, c.m.filePerm())
+	return false, 0
+}
+
+// volatileTimeout is the attribute lifetime of uncommitted content: zero
+// would mean "the mount's default", so use the smallest non-zero value.
+const volatileTimeout = time.Nanosecond
+
+// recordEntry describes record id for a lookup or create. Uncommitted
+// content also gets a short-lived name: a new record that is never stored
+// must vanish from the kernel's cache once its last writer is gone.
+func (c *collectionNode) recordEntry(id string, out *fuse.EntryOut, pre *recordStat) syscall.Errno {
+	volatile, errno := c.recordAttr(id, &out.Attr, pre, true)
+	if volatile {
+		out.SetAttrTimeout(volatileTimeout)
+		out.SetEntryTimeout(volatileTimeout)
+	}
+	return errno
+}
+
+func (c *collectionNode) recordAttrOut(id string, out *fuse.AttrOut) syscall.Errno {
+	volatile, errno := c.recordAttr(id, &out.Attr, nil, false)
+	if volatile {
+		out.SetTimeout(volatileTimeout)
+	}
+	return errno
+}
