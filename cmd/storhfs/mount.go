@@ -38,6 +38,7 @@ Example:
 			&cli.BoolFlag{Name: "debug", Usage: "log every FUSE request"},
 			// Set by the mount(8) helper (fstab.go) for its detached child.
 			&cli.StringFlag{Name: detachedLogFlag, Hidden: true},
+			&cli.BoolFlag{Name: daemonFlag, Usage: "mount in the background: return once the mount serves (exit 0), or with its error; logs go to --log-file, else to syslog"},
 			&cli.BoolFlag{Name: "no-watch", Usage: "do not watch ROOT for changes made by other processes (they then show up within the 1 s kernel cache timeout)"},
 			&cli.BoolFlag{Name: allowNonEmptyFlag, Usage: "mount over a MOUNTPOINT that holds files (they are hidden until unmounted)"},
 			&cli.BoolFlag{Name: allowForeignRootFlag, Usage: "mount a ROOT that holds files but no storh collection (it shows as an empty folder)"},
@@ -52,6 +53,9 @@ Example:
 func runMount(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usageError(c, "need ROOT and MOUNTPOINT")
+	}
+	if c.Bool(daemonFlag) && c.String(detachedLogFlag) == "" {
+		return runDaemon(c)
 	}
 	root, err := filepath.Abs(c.Args().Get(0))
 	if err != nil {
@@ -91,7 +95,7 @@ func runMount(c *cli.Context) error {
 		MaxBufferBytes: c.Int64("max-buffer-mb") << 20,
 	})
 	if err != nil {
-		return mountError(mountpoint, err)
+		return coded(exitMountFailed, mountError(mountpoint, err))
 	}
 	ready := fmt.Sprintf("%s%s at %s (%s); Ctrl-C unmounts\n", readyLinePrefix, root, mountpoint, mode)
 	return serveMount(mounted, c.String(detachedLogFlag), ready)
@@ -124,27 +128,27 @@ func mountLogger(path string) (*log.Logger, func(), error) {
 // ROOT is reached through a symlink.)
 func checkMountRequest(c *cli.Context, root, mountpoint string) (*fusefs.DirCatalog, error) {
 	if err := checkRoot(root); err != nil {
-		return nil, err
+		return nil, coded(exitMountRoot, err)
 	}
 	if err := checkMountpoint(mountpoint); err != nil {
-		return nil, err
+		return nil, coded(exitMountpoint, err)
 	}
 	realRoot, realMountpoint, err := resolvePaths(root, mountpoint)
 	if err != nil {
-		return nil, err
+		return nil, coded(exitMountpoint, err)
 	}
 	if err := checkOverlap(root, realRoot, mountpoint, realMountpoint); err != nil {
-		return nil, err
+		return nil, coded(exitMountpoint, err)
 	}
 	if err := checkMountpointEmpty(mountpoint, c.Bool(allowNonEmptyFlag)); err != nil {
-		return nil, err
+		return nil, coded(exitMountpoint, err)
 	}
 	catalog := &fusefs.DirCatalog{Root: realRoot, Docs: docStores{noRepair: c.Bool("no-repair")}}
 	if err := checkForeignRoot(root, catalog, c.Bool(allowForeignRootFlag)); err != nil {
-		return nil, err
+		return nil, coded(exitMountRoot, err)
 	}
 	if err := checkDevFuse(); err != nil {
-		return nil, err
+		return nil, coded(exitNoFuse, err)
 	}
 	return catalog, nil
 }
@@ -167,9 +171,13 @@ func serveMount(mounted *fusefs.Mounted, detachedLog, ready string) error {
 	// After the announcement: the watchdog inherits stderr, which is then
 	// the mount's log, not the mount(8) helper's pipe.
 	startMountWatchdog(mounted.Mountpoint)
+	if err := sdNotify(notifyReady); err != nil {
+		fmt.Fprintln(os.Stderr, "storhfs:", err)
+	}
 
 	select {
 	case sig := <-signals:
+		notifyStoppingOrWarn()
 		hurry, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {
@@ -184,6 +192,7 @@ func serveMount(mounted *fusefs.Mounted, detachedLog, ready string) error {
 		}
 		fmt.Printf("storhfs: unmounted %s (%v)\n", mounted.Mountpoint, sig)
 	case <-unmounted:
+		notifyStoppingOrWarn()
 		// Unmounted from outside (umount, fusermount3 -u); stores closed.
 		fmt.Printf("storhfs: %s was unmounted\n", mounted.Mountpoint)
 	}
@@ -209,14 +218,14 @@ func checkMountpoint(mountpoint string) error {
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("mountpoint %s does not exist", mountpoint)
 	case errors.Is(err, syscall.ENOTCONN):
-		return fmt.Errorf("mountpoint %s is a dead FUSE mount (transport endpoint is not connected); run: fusermount3 -u %s", mountpoint, mountpoint)
+		return coded(exitAlreadyMounted, fmt.Errorf("mountpoint %s is a dead FUSE mount (transport endpoint is not connected); run: fusermount3 -u %s", mountpoint, mountpoint))
 	case err != nil:
 		return fmt.Errorf("mountpoint %s: %w", mountpoint, err)
 	case !fi.IsDir():
 		return fmt.Errorf("mountpoint %s is not a directory", mountpoint)
 	}
 	if isMountpoint(mountpoint) {
-		return fmt.Errorf("mountpoint %s is already mounted", mountpoint)
+		return coded(exitAlreadyMounted, fmt.Errorf("mountpoint %s is already mounted", mountpoint))
 	}
 	return nil
 }
