@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -17,13 +18,14 @@ import (
 const daemonFlag = "daemon"
 
 // daemonRequest is the helper request equivalent to a --daemon command
-// line: every flag set on it is handed to the child, except --daemon
-// itself and --log-file, which becomes the child's detached log.
+// line: every flag set on it is handed to the child but --daemon itself;
+// --log-file is also the child's detached log (its stdout and stderr once
+// mounted).
 func daemonRequest(c *cli.Context) helperRequest {
 	req := helperRequest{Source: c.Args().Get(0), Mountpoint: c.Args().Get(1), LogPath: c.String(logFileFlag)}
 	for _, f := range c.Command.Flags {
 		name := f.Names()[0]
-		if name == daemonFlag || name == logFileFlag || name == detachedLogFlag || !c.IsSet(name) {
+		if name == daemonFlag || name == detachedLogFlag || !c.IsSet(name) {
 			continue
 		}
 		req.Flags = append(req.Flags, fmt.Sprintf("--%s=%v", name, c.Value(name)))
@@ -33,7 +35,13 @@ func daemonRequest(c *cli.Context) helperRequest {
 
 // runDaemon mounts in the background and returns once the mount serves.
 func runDaemon(c *cli.Context) error {
-	return startDetachedMount(daemonRequest(c), os.Stderr)
+	err := startDetachedMount(daemonRequest(c), os.Stderr)
+	var ce *codedError
+	if errors.As(err, &ce) {
+		// main prefixes "storhfs: " itself.
+		ce.msg = strings.TrimPrefix(ce.msg, "storhfs: ")
+	}
+	return err
 }
 
 // childFailure is the error of a serving child that exited before it was

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -35,14 +34,16 @@ Example:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "read-only", Usage: "refuse every change with EROFS"},
 			&cli.BoolFlag{Name: "allow-other", Usage: "let other users access the mount"},
-			&cli.BoolFlag{Name: "debug", Usage: "log every FUSE request"},
+			&cli.BoolFlag{Name: "debug", Usage: "log every FUSE request (same as --log-level debug)"},
 			// Set by the mount(8) helper (fstab.go) for its detached child.
 			&cli.StringFlag{Name: detachedLogFlag, Hidden: true},
 			&cli.BoolFlag{Name: daemonFlag, Usage: "mount in the background: return once the mount serves (exit 0), or with its error; logs go to --log-file, else to syslog"},
 			&cli.BoolFlag{Name: "no-watch", Usage: "do not watch ROOT for changes made by other processes (they then show up within the 1 s kernel cache timeout)"},
 			&cli.BoolFlag{Name: allowNonEmptyFlag, Usage: "mount over a MOUNTPOINT that holds files (they are hidden until unmounted)"},
 			&cli.BoolFlag{Name: allowForeignRootFlag, Usage: "mount a ROOT that holds files but no storh collection (it shows as an empty folder)"},
-			&cli.StringFlag{Name: logFileFlag, Usage: "append the mount's messages (refused writes, errors) to `FILE` instead of standard error"},
+			&cli.StringFlag{Name: logFileFlag, Usage: "append the mount's messages (refused writes, errors) to `FILE` instead of standard error (or syslog with --daemon)"},
+			&cli.StringFlag{Name: logLevelFlag, Value: defaultLogLevel, Usage: "log `LEVEL`: error, warn (refused writes), info (also mounts, unmounts and each commit), debug (also FUSE traffic)", Action: checkLogLevel},
+			&cli.StringFlag{Name: syslogSocketFlag, Hidden: true},
 			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes, editor temp files and commits together (larger files wait on ROOT's disk); beyond it writes fail with ENOSPC"},
 			&cli.BoolFlag{Name: "no-repair", Usage: "after a writer died, log index drift but do not rebuild the drifted indexes"},
 		},
@@ -78,13 +79,13 @@ func runMount(c *cli.Context) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(fusefs.SoftMemoryLimit(c.Int64("max-buffer-mb") << 20))
 	}
-	logger, closeLog, err := mountLogger(c.String(logFileFlag))
+	logger, closeLog, err := mountLog(c)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
 	mounted, err := fusefs.Mount(mountpoint, fusefs.Config{
-		Logger:     logger,
+		Log:        logger,
 		Catalog:    catalog,
 		FsName:     root,
 		ReadOnly:   c.Bool("read-only"),
@@ -103,19 +104,6 @@ func runMount(c *cli.Context) error {
 
 // logFileFlag names the file the mount's messages go to (-o log=FILE).
 const logFileFlag = "log-file"
-
-// mountLogger is the mount's logger: to path (appended; created 0640), or
-// nil for standard error.
-func mountLogger(path string) (*log.Logger, func(), error) {
-	if path == "" {
-		return nil, func() {}, nil
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
-	if err != nil {
-		return nil, nil, fmt.Errorf("log file: %w", err)
-	}
-	return log.New(f, "storhfs: ", log.LstdFlags), func() { f.Close() }, nil
-}
 
 // checkMountRequest refuses every mistake it can see before mounting and
 // returns the catalog of the storage root, symlinks resolved.
