@@ -68,10 +68,12 @@ func mountLog(c *cli.Context) (*slog.Logger, func(), error) {
 	// The helper's child without log=FILE: its stderr becomes /dev/null.
 	if c.String(detachedLogFlag) == os.DevNull {
 		w, err := dialSyslog(c.String(syslogSocketFlag))
-		if err != nil {
-			return nil, nil, coded(exitMountLogFailure, fmt.Errorf("syslog: %w (pass --log-file FILE)", err))
+		if err == nil {
+			return slog.New(newLineHandler(level, syslogSink(w))), func() { w.Close() }, nil
 		}
-		return slog.New(newLineHandler(level, syslogSink(w))), func() { w.Close() }, nil
+		// No syslog (a container): say so while stderr still reaches the
+		// user, and mount anyway; the messages are then discarded.
+		fmt.Fprintf(os.Stderr, "storhfs: no syslog (%v): the mount's messages are discarded; pass --log-file FILE (-o log=FILE) to keep them\n", err)
 	}
 	return slog.New(newLineHandler(level, streamSink(os.Stderr))), func() {}, nil
 }
