@@ -259,6 +259,7 @@ func TestMountExitCodes(t *testing.T) {
 		{"mountpoint not empty", []string{root, nonEmpty}, 11, "is not empty"},
 		{"mountpoint inside root", []string{root, filepath.Join(root, "pages")}, 11, "inside storage root"},
 		{"already mounted", []string{root, mounted}, 12, "already mounted"},
+		{"log file unwritable", []string{"--log-file", filepath.Join(tmp, "nope", "x.log"), root, free}, 15, "log file"},
 	}
 	for _, c := range cases {
 		for _, daemon := range []bool{false, true} {
