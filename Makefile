@@ -12,7 +12,7 @@ RACE_PKGS := ./core/... ./fusefs/...
 SEQS ?= 1000
 SEED ?= 1
 
-.PHONY: help build run test vet bench difftest clean
+.PHONY: help build run test vet bench difftest clean install deb
 
 help:
 	@echo "make build            build $(BIN)"
@@ -20,6 +20,8 @@ help:
 	@echo "make test             go vet, unit tests (race detector on core and fusefs), integration tests (real mounts)"
 	@echo "make bench [BENCH_DATA=dir]  mount vs data dir at 100k records (as root; data cached in BENCH_DATA)"
 	@echo "make difftest [SEQS=n] [SEED=s]  n random op sequences per engine (seeds s..s+n-1), replayed by PHP (../shared/oracle) and by our engines"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=dir]  binary, mount(8) helper link, man page, completions, systemd unit"
+	@echo "make deb              bin/storhfs_VERSION_ARCH.deb of the same (PREFIX=/usr), built with dpkg-deb"
 
 # The version storhfs --version prints: git describe of a checkout.
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
@@ -52,6 +54,63 @@ difftest:
 	@test -x ../shared/oracle/setup.sh || { echo "difftest needs the PHP oracle at ../shared/oracle"; exit 1; }
 	eval "$$(../shared/oracle/setup.sh)" && STORH_DIFF_SEQS=$(SEQS) STORH_DIFF_SEED=$(SEED) \
 		$(GO) test -count=1 -timeout 3h -run '^TestDifferential$$' ./core/docstore ./core/seglog ./core/queue
+
+# make install: what `storhfs` needs beside itself. mount(8) (libmount)
+# looks for helpers only in /sbin, /sbin/fs.d and /sbin/fs, so the
+# mount.fuse.storhfs link goes to HELPERDIR, not below PREFIX; the unit's
+# /usr/local/bin/storhfs is rewritten to BINDIR.
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BINDIR    := $(PREFIX)/bin
+HELPERDIR ?= /sbin
+MANDIR    := $(PREFIX)/share/man/man1
+UNITDIR   := $(PREFIX)/lib/systemd/system
+
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(HELPERDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/storhfs
+	ln -sf $(BINDIR)/storhfs $(DESTDIR)$(HELPERDIR)/mount.fuse.storhfs
+	$(abspath $(BIN)) man > $(DESTDIR)$(MANDIR)/storhfs.1
+	$(abspath $(BIN)) completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/storhfs
+	$(abspath $(BIN)) completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_storhfs
+	$(abspath $(BIN)) completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/storhfs.fish
+	sed 's|/usr/local/bin/storhfs|$(BINDIR)/storhfs|g' contrib/storhfs@.service > $(DESTDIR)$(UNITDIR)/storhfs@.service
+	chmod 0644 $(DESTDIR)$(MANDIR)/storhfs.1 $(DESTDIR)$(UNITDIR)/storhfs@.service \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/storhfs \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_storhfs \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/storhfs.fish
+
+# make deb: the install above with PREFIX=/usr (the helper in /usr/sbin,
+# which is /sbin on merged-/usr systems). Debian versions start with a
+# digit and allow [A-Za-z0-9.+~]: v1.2-3-gabc becomes 1.2+3+gabc, an
+# untagged commit 0~git041640c (older than any release).
+DEB_VERSION := $(shell echo '$(VERSION)' | sed -e 's/^v//' -e 's/^\([0-9a-f]\{7,\}\(-dirty\)\{0,1\}\)$$/0~git\1/' -e 's/^\([^0-9]\)/0~\1/' -e 's/-/+/g' -e 's/[^A-Za-z0-9.+~]/./g')
+DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || $(GO) env GOARCH)
+DEB         := bin/storhfs_$(DEB_VERSION)_$(DEB_ARCH).deb
+DEB_ROOT    := bin/deb-root
+
+deb:
+	@command -v dpkg-deb >/dev/null || { echo "make deb needs dpkg-deb (apt-get install dpkg)"; exit 1; }
+	rm -rf $(DEB_ROOT)
+	$(MAKE) install PREFIX=/usr HELPERDIR=/usr/sbin DESTDIR=$(abspath $(DEB_ROOT))
+	install -d $(DEB_ROOT)/DEBIAN
+	printf '%s\n' \
+		'Package: storhfs' \
+		'Version: $(DEB_VERSION)' \
+		'Architecture: $(DEB_ARCH)' \
+		'Maintainer: storhfs developers <storhfs@localhost>' \
+		'Depends: fuse3' \
+		'Section: utils' \
+		'Priority: optional' \
+		'Description: FUSE file system for storh data directories' \
+		' storhfs mounts a storh storage root (a PHP record store) as files:' \
+		' one JSONC file per record, logs and queues as read-only views.' \
+		> $(DEB_ROOT)/DEBIAN/control
+	dpkg-deb -Zgzip --root-owner-group --build $(DEB_ROOT) $(DEB)
+	@echo "built $(DEB)"
 
 clean:
 	rm -rf bin

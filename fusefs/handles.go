@@ -201,6 +201,9 @@ func (h *writeHandle) Release(ctx context.Context) syscall.Errno {
 // page-cache folios that a READ in flight holds (notifier.go).
 func (h *writeHandle) commit() syscall.Errno {
 	errno, changed := h.commitBuffer()
+	if changed && errno == 0 {
+		h.c.m.events.Info("commit", "path", h.c.rel, "id", h.id, "outcome", "stored")
+	}
 	if changed {
 		if node := h.c.GetChild(h.id + recordExt); node != nil {
 			h.c.m.notify(func() { node.NotifyContent(0, 0) })

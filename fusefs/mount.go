@@ -1,7 +1,9 @@
 package fusefs
 
 import (
+	"context"
 	"log"
+	"log/slog"
 	"os"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -24,7 +26,31 @@ type Config struct {
 	// commits together (0: DefaultMaxBufferBytes; see memBudget); beyond
 	// it writes fail with ENOSPC. Larger unsaved files spill to ROOT's disk.
 	MaxBufferBytes int64
-	Logger         *log.Logger
+	// Logger receives the mount's warnings and errors when Log is nil.
+	Logger *log.Logger
+	// Log, when set, is the mount's leveled log (and Logger is unused):
+	// warnings and refusals at slog.LevelWarn, mounts, unmounts and
+	// commits at slog.LevelInfo, FUSE traffic at slog.LevelDebug (which
+	// turns Debug on).
+	Log *slog.Logger
+}
+
+// logs returns the mount's leveled events log, the logger of its
+// warnings and the logger go-fuse gets (FUSE traffic when debugging).
+func (cfg *Config) logs() (events *slog.Logger, warnings, fuseLog *log.Logger) {
+	if cfg.Log == nil {
+		warnings = cfg.Logger
+		if warnings == nil {
+			warnings = log.New(os.Stderr, "storhfs: ", log.LstdFlags)
+		}
+		return slog.New(slog.DiscardHandler), warnings, warnings
+	}
+	warnings = slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn)
+	if cfg.Log.Enabled(context.Background(), slog.LevelDebug) {
+		cfg.Debug = true
+		return cfg.Log, warnings, slog.NewLogLogger(cfg.Log.Handler(), slog.LevelDebug)
+	}
+	return cfg.Log, warnings, warnings
 }
 
 // Mounted is a live mount.
@@ -46,15 +72,13 @@ const cacheTimeout = fuseopts.CacheTimeout
 // Mount mounts the catalog's storage root at mountpoint and serves it in the
 // background. As root it calls mount(2) directly, otherwise fusermount3.
 func Mount(mountpoint string, cfg Config) (*Mounted, error) {
-	logger := cfg.Logger
-	if logger == nil {
-		logger = log.New(os.Stderr, "storhfs: ", log.LstdFlags)
-	}
+	events, logger, fuseLog := cfg.logs()
 	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
+	state.events = events
 	direct := os.Geteuid() == 0
 	opts := fuseopts.Options(fuseopts.Settings{
 		FsName: cfg.FsName, AllowOther: cfg.AllowOther, Debug: cfg.Debug, ReadOnly: cfg.ReadOnly,
-		Logger: logger, Direct: direct,
+		Logger: fuseLog, Direct: direct,
 	})
 	root := rootNode(state)
 	gate := &requestGate{}
@@ -80,6 +104,8 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 			logger.Printf("watch %s: %v (outside changes show up after the 1 s cache timeout)", cfg.FsName, err)
 		}
 	}
+	state.mountpoint = mountpoint
+	events.Info("mounted", "root", cfg.FsName, "mountpoint", mountpoint, "read_only", cfg.ReadOnly)
 	return mt, nil
 }
 

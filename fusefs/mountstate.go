@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"log"
+	"log/slog"
 	"os"
 	"path"
 	"sync"
@@ -11,10 +12,12 @@ import (
 
 // mountState is shared by every node of one mount.
 type mountState struct {
-	catalog  Catalog
-	readOnly bool
-	log      *log.Logger
-	budget   *memBudget // write buffers, scratch files and commits together
+	catalog    Catalog
+	readOnly   bool
+	log        *log.Logger  // warnings and errors
+	events     *slog.Logger // mounts, unmounts and commits (info); never nil
+	mountpoint string       // for the log; "" until mounted
+	budget     *memBudget   // write buffers, scratch files and commits together
 
 	scratchSeq atomic.Uint64 // last scratch inode counter handed out
 	runNotify  func(func())  // runs kernel notifications; nil: the notifier (tests replace it)
@@ -42,7 +45,7 @@ type storeSlot struct {
 func newMountState(c Catalog, readOnly bool, logger *log.Logger, maxBuffer int64) *mountState {
 	refusals := newRefusalLog(logger)
 	return &mountState{
-		catalog: c, readOnly: readOnly, log: logger, budget: newMemBudget(maxBuffer, c.Path(""), logger),
+		catalog: c, readOnly: readOnly, log: logger, events: slog.New(slog.DiscardHandler), budget: newMemBudget(maxBuffer, c.Path(""), logger),
 		refusals: refusals, symlinks: symlinkLog{refusals: refusals}, started: time.Now(),
 		stores: map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
 	}
@@ -114,6 +117,9 @@ func (m *mountState) closeAll() {
 	}
 	for _, q := range m.queues {
 		q.cache.drop()
+	}
+	if !m.closed && m.mountpoint != "" {
+		m.events.Info("unmounted", "mountpoint", m.mountpoint)
 	}
 	m.closed = true
 }

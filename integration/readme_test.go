@@ -37,6 +37,10 @@ import (
 // readmeNotRunnable are README commands no test runs, with the reason.
 var readmeNotRunnable = map[string]string{
 	"make test": "runs the integration tests, this one included",
+	"printf 'ROOT=/var/storh/app\\nOPTIONS=-o ro,log_level=info\\n' > /etc/storhfs/mnt-storh.conf": "writes /etc; TestContribUnit runs the unit with ROOT and OPTIONS substituted",
+	"systemctl enable --now storhfs@$(systemd-escape --path /mnt/storh).service":                   "systemd does not run where the tests run; TestContribUnit runs the unit's ExecStart and ExecStop",
+	"make install PREFIX=/usr/local":        "installs on the machine; TestDebianPackage runs it (make deb installs into a staging root)",
+	"make deb && dpkg -i bin/storhfs_*.deb": "installs on the machine; TestDebianPackage builds the package and installs it in a throwaway namespace",
 }
 
 // readmeScenario runs some README commands; commands are the README lines
@@ -68,6 +72,11 @@ var readmeScenarios = []readmeScenario{
 		name:     "foreground read-only mount",
 		commands: []string{"bin/storhfs mount --read-only /var/storh/app /mnt/storh"},
 		run:      testReadmeForegroundReadOnly,
+	},
+	{
+		name:     "background mount",
+		commands: []string{"bin/storhfs mount --daemon /var/storh/app /mnt/storh"},
+		run:      testReadmeDaemonMount,
 	},
 	{
 		name: "maintenance commands",
@@ -385,6 +394,18 @@ func testReadmeForegroundReadOnly(t *testing.T, rd *readmeDoc) {
 	if isMounted(m.dir) {
 		t.Errorf("%s still mounted after SIGINT", m.dir)
 	}
+}
+
+func testReadmeDaemonMount(t *testing.T, rd *readmeDoc) {
+	requireFuse(t, "fusermount3")
+	p := newReadmePaths(t)
+	unmountDaemonOnCleanup(t, p.mnt)
+	argv := strings.Fields(p.subst("bin/storhfs mount --daemon /var/storh/app /mnt/storh"))
+	if code, stderr := runMountCmd(t, nil, argv[1:]...); code != 0 {
+		t.Fatalf("%v: exit %d: %s", argv, code, stderr)
+	}
+	checkServes(t, p.mnt, p.root)
+	unmountAndWait(t, p.mnt)
 }
 
 func testReadmeMaintenance(t *testing.T, rd *readmeDoc) {

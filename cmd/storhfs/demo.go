@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"sync/atomic"
 
 	"github.com/urfave/cli/v2"
 
@@ -32,7 +33,11 @@ func demoCommand() *cli.Command {
 				return fmt.Errorf("demo root %s exists and is not empty", root)
 			}
 			n := c.Int("records")
-			if err := writeDemo(root, n); err != nil {
+			var written atomic.Int64
+			p := startCountProgress(os.Stderr, "writing demo records", demoRecords(n), written.Load)
+			err := writeDemo(root, n, &written)
+			p.Finish()
+			if err != nil {
 				return err
 			}
 			fmt.Printf("storhfs: demo storage root written to %s\n", root)
@@ -48,10 +53,12 @@ func demoCommand() *cli.Command {
 //	app/users/    n/2 records in a namespace; index: email unique
 //	events/       a SegmentedLog of n appends (16 KiB segments, so it rolls) and a few deletes
 //	jobs/         a Queue of n/10 jobs: some done, some claimed, the rest pending
-func writeDemo(root string, n int) error {
+//
+// written counts the collection records stored so far (demoRecords in all).
+func writeDemo(root string, n int, written *atomic.Int64) error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	kinds := []string{"page", "post", "draft"}
-	err := demoCollection(root, "pages", n, []docindex.Definition{
+	err := demoCollection(root, "pages", n, written, []docindex.Definition{
 		{Field: "kind"}, {Field: "score", Range: true}, {Field: "slug", Unique: true},
 	}, func(i int, d *phpjson.Array) {
 		d.SetString("slug", fmt.Sprintf("page-%04d", i))
@@ -63,14 +70,14 @@ func writeDemo(root string, n int) error {
 	if err != nil {
 		return err
 	}
-	err = demoCollection(root, "notes", n/3, nil, func(i int, d *phpjson.Array) {
+	err = demoCollection(root, "notes", n/3, written, nil, func(i int, d *phpjson.Array) {
 		d.SetString("text", fmt.Sprintf("note %d: remember to water plant %d", i, rng.IntN(20)))
 		d.SetString("done", i%4 == 0)
 	})
 	if err != nil {
 		return err
 	}
-	err = demoCollection(root, "app/users", n/2, []docindex.Definition{{Field: "email", Unique: true}},
+	err = demoCollection(root, "app/users", n/2, written, []docindex.Definition{{Field: "email", Unique: true}},
 		func(i int, d *phpjson.Array) {
 			d.SetString("name", fmt.Sprintf("User %d", i))
 			d.SetString("email", fmt.Sprintf("user%d@example.org", i))
@@ -144,7 +151,10 @@ func demoQueue(root, name string, n int) error {
 	return nil
 }
 
-func demoCollection(root, name string, n int, defs []docindex.Definition, fill func(int, *phpjson.Array)) error {
+// demoRecords is how many collection records writeDemo stores for n.
+func demoRecords(n int) int64 { return int64(n + n/3 + n/2) }
+
+func demoCollection(root, name string, n int, written *atomic.Int64, defs []docindex.Definition, fill func(int, *phpjson.Array)) error {
 	s, err := docstore.Open(root, name, docstore.Options{})
 	if err != nil {
 		return err
@@ -161,6 +171,7 @@ func demoCollection(root, name string, n int, defs []docindex.Definition, fill f
 		if _, err := s.Put(d, ""); err != nil {
 			return fmt.Errorf("demo %s: %w", name, err)
 		}
+		written.Add(1)
 	}
 	return nil
 }

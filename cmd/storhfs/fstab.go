@@ -23,7 +23,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -169,7 +168,8 @@ func childMountArgs(req helperRequest) ([]string, error) {
 }
 
 // startDetachedMount starts the serving child and returns once it printed
-// its ready line, or with the child's error once it exited. Warnings the
+// its ready line, or with the child's error and exit code (a
+// *codedError) once it exited. Warnings the
 // child printed before it was ready are copied to stderr.
 func startDetachedMount(req helperRequest, stderr io.Writer) error {
 	args, err := childMountArgs(req)
@@ -222,10 +222,11 @@ func startDetachedMount(req helperRequest, stderr io.Writer) error {
 		return child.Process.Release()
 	}
 	waitErr := child.Wait()
-	if msg := lastLine(<-errText); msg != "" {
-		return errors.New(msg)
+	msg := lastLine(<-errText)
+	if msg == "" {
+		msg = fmt.Sprintf("storhfs: the mount of %s exited before it was ready (%v)", req.Mountpoint, waitErr)
 	}
-	return fmt.Errorf("storhfs: the mount of %s exited before it was ready (%v)", req.Mountpoint, waitErr)
+	return childFailure(msg, waitErr)
 }
 
 func lastLine(s string) string {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -35,13 +34,16 @@ Example:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "read-only", Usage: "refuse every change with EROFS"},
 			&cli.BoolFlag{Name: "allow-other", Usage: "let other users access the mount"},
-			&cli.BoolFlag{Name: "debug", Usage: "log every FUSE request"},
+			&cli.BoolFlag{Name: "debug", Usage: "log every FUSE request (same as --log-level debug)"},
 			// Set by the mount(8) helper (fstab.go) for its detached child.
 			&cli.StringFlag{Name: detachedLogFlag, Hidden: true},
+			&cli.BoolFlag{Name: daemonFlag, Usage: "mount in the background: return once the mount serves (exit 0), or with its error; logs go to --log-file, else to syslog"},
 			&cli.BoolFlag{Name: "no-watch", Usage: "do not watch ROOT for changes made by other processes (they then show up within the 1 s kernel cache timeout)"},
 			&cli.BoolFlag{Name: allowNonEmptyFlag, Usage: "mount over a MOUNTPOINT that holds files (they are hidden until unmounted)"},
 			&cli.BoolFlag{Name: allowForeignRootFlag, Usage: "mount a ROOT that holds files but no storh collection (it shows as an empty folder)"},
-			&cli.StringFlag{Name: logFileFlag, Usage: "append the mount's messages (refused writes, errors) to `FILE` instead of standard error"},
+			&cli.StringFlag{Name: logFileFlag, Usage: "append the mount's messages (refused writes, errors) to `FILE` instead of standard error (or syslog with --daemon)"},
+			&cli.StringFlag{Name: logLevelFlag, Value: defaultLogLevel, Usage: "log `LEVEL`: error, warn (refused writes), info (also mounts, unmounts and each commit), debug (also FUSE traffic)", Action: checkLogLevel},
+			&cli.StringFlag{Name: syslogSocketFlag, Hidden: true},
 			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes, editor temp files and commits together (larger files wait on ROOT's disk); beyond it writes fail with ENOSPC"},
 			&cli.BoolFlag{Name: "no-repair", Usage: "after a writer died, log index drift but do not rebuild the drifted indexes"},
 		},
@@ -52,6 +54,9 @@ Example:
 func runMount(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usageError(c, "need ROOT and MOUNTPOINT")
+	}
+	if c.Bool(daemonFlag) && c.String(detachedLogFlag) == "" {
+		return runDaemon(c)
 	}
 	root, err := filepath.Abs(c.Args().Get(0))
 	if err != nil {
@@ -74,13 +79,13 @@ func runMount(c *cli.Context) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(fusefs.SoftMemoryLimit(c.Int64("max-buffer-mb") << 20))
 	}
-	logger, closeLog, err := mountLogger(c.String(logFileFlag))
+	logger, closeLog, err := mountLog(c)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
 	mounted, err := fusefs.Mount(mountpoint, fusefs.Config{
-		Logger:     logger,
+		Log:        logger,
 		Catalog:    catalog,
 		FsName:     root,
 		ReadOnly:   c.Bool("read-only"),
@@ -91,7 +96,7 @@ func runMount(c *cli.Context) error {
 		MaxBufferBytes: c.Int64("max-buffer-mb") << 20,
 	})
 	if err != nil {
-		return mountError(mountpoint, err)
+		return coded(exitMountFailed, mountError(mountpoint, err))
 	}
 	ready := fmt.Sprintf("%s%s at %s (%s); Ctrl-C unmounts\n", readyLinePrefix, root, mountpoint, mode)
 	return serveMount(mounted, c.String(detachedLogFlag), ready)
@@ -99,19 +104,6 @@ func runMount(c *cli.Context) error {
 
 // logFileFlag names the file the mount's messages go to (-o log=FILE).
 const logFileFlag = "log-file"
-
-// mountLogger is the mount's logger: to path (appended; created 0640), or
-// nil for standard error.
-func mountLogger(path string) (*log.Logger, func(), error) {
-	if path == "" {
-		return nil, func() {}, nil
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
-	if err != nil {
-		return nil, nil, fmt.Errorf("log file: %w", err)
-	}
-	return log.New(f, "storhfs: ", log.LstdFlags), func() { f.Close() }, nil
-}
 
 // checkMountRequest refuses every mistake it can see before mounting and
 // returns the catalog of the storage root, symlinks resolved.
@@ -124,27 +116,27 @@ func mountLogger(path string) (*log.Logger, func(), error) {
 // ROOT is reached through a symlink.)
 func checkMountRequest(c *cli.Context, root, mountpoint string) (*fusefs.DirCatalog, error) {
 	if err := checkRoot(root); err != nil {
-		return nil, err
+		return nil, coded(exitMountRoot, err)
 	}
 	if err := checkMountpoint(mountpoint); err != nil {
-		return nil, err
+		return nil, coded(exitMountpoint, err)
 	}
 	realRoot, realMountpoint, err := resolvePaths(root, mountpoint)
 	if err != nil {
-		return nil, err
+		return nil, coded(exitMountpoint, err)
 	}
 	if err := checkOverlap(root, realRoot, mountpoint, realMountpoint); err != nil {
-		return nil, err
+		return nil, coded(exitMountpoint, err)
 	}
 	if err := checkMountpointEmpty(mountpoint, c.Bool(allowNonEmptyFlag)); err != nil {
-		return nil, err
+		return nil, coded(exitMountpoint, err)
 	}
 	catalog := &fusefs.DirCatalog{Root: realRoot, Docs: docStores{noRepair: c.Bool("no-repair")}}
 	if err := checkForeignRoot(root, catalog, c.Bool(allowForeignRootFlag)); err != nil {
-		return nil, err
+		return nil, coded(exitMountRoot, err)
 	}
 	if err := checkDevFuse(); err != nil {
-		return nil, err
+		return nil, coded(exitNoFuse, err)
 	}
 	return catalog, nil
 }
@@ -167,9 +159,13 @@ func serveMount(mounted *fusefs.Mounted, detachedLog, ready string) error {
 	// After the announcement: the watchdog inherits stderr, which is then
 	// the mount's log, not the mount(8) helper's pipe.
 	startMountWatchdog(mounted.Mountpoint)
+	if err := sdNotify(notifyReady); err != nil {
+		fmt.Fprintln(os.Stderr, "storhfs:", err)
+	}
 
 	select {
 	case sig := <-signals:
+		notifyStoppingOrWarn()
 		hurry, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {
@@ -184,6 +180,7 @@ func serveMount(mounted *fusefs.Mounted, detachedLog, ready string) error {
 		}
 		fmt.Printf("storhfs: unmounted %s (%v)\n", mounted.Mountpoint, sig)
 	case <-unmounted:
+		notifyStoppingOrWarn()
 		// Unmounted from outside (umount, fusermount3 -u); stores closed.
 		fmt.Printf("storhfs: %s was unmounted\n", mounted.Mountpoint)
 	}
@@ -209,14 +206,14 @@ func checkMountpoint(mountpoint string) error {
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("mountpoint %s does not exist", mountpoint)
 	case errors.Is(err, syscall.ENOTCONN):
-		return fmt.Errorf("mountpoint %s is a dead FUSE mount (transport endpoint is not connected); run: fusermount3 -u %s", mountpoint, mountpoint)
+		return coded(exitAlreadyMounted, fmt.Errorf("mountpoint %s is a dead FUSE mount (transport endpoint is not connected); run: fusermount3 -u %s", mountpoint, mountpoint))
 	case err != nil:
 		return fmt.Errorf("mountpoint %s: %w", mountpoint, err)
 	case !fi.IsDir():
 		return fmt.Errorf("mountpoint %s is not a directory", mountpoint)
 	}
 	if isMountpoint(mountpoint) {
-		return fmt.Errorf("mountpoint %s is already mounted", mountpoint)
+		return coded(exitAlreadyMounted, fmt.Errorf("mountpoint %s is already mounted", mountpoint))
 	}
 	return nil
 }

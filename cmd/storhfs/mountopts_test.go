@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // storhfs mount takes flags before or after ROOT and MOUNTPOINT, and -o
@@ -47,8 +49,8 @@ func TestEveryMountFlagHasAnOption(t *testing.T) {
 	msg := optionNames(flags)
 	for _, f := range flags {
 		name := f.Names()[0]
-		if name == detachedLogFlag {
-			continue
+		if vf, ok := f.(cli.VisibleFlag); ok && !vf.IsVisible() {
+			continue // internal: --detached-log, --syslog-socket
 		}
 		opt := strings.ReplaceAll(name, "-", "_")
 		if !strings.Contains(msg, opt) {

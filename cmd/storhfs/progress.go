@@ -104,3 +104,31 @@ func fileSize(path string) func() int64 {
 		return fi.Size()
 	}
 }
+
+// startCountProgress is startProgress for a known amount of work: a bar
+// of count() out of total items (nil unless stderr is a terminal).
+func startCountProgress(stderr *os.File, description string, total int64, count func() int64) *progress {
+	if stderr == nil || !term.IsTerminal(int(stderr.Fd())) {
+		return nil
+	}
+	return runCountProgress(stderr, description, total, count)
+}
+
+// runCountProgress draws the bar on w unconditionally.
+func runCountProgress(w *os.File, description string, total int64, count func() int64) *progress {
+	p := &progress{
+		bar: progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription(description),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetRenderBlankState(true),
+		),
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	go p.tick(count)
+	return p
+}
