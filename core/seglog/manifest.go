@@ -131,7 +131,7 @@ func manifestFromDoc(doc *phpjson.Array) *manifest {
 }
 
 // afterRoll is manifestFromDoc(m.doc) after a roll edited m.doc
-// (prepareRoll): list is now its "sealed" member, ending with the new
+// (rollLocked): list is now its "sealed" member, ending with the new
 // entry sealedObj; active is its "active" member and next its
 // "nextSegment". Only the two new entries are read, so a roll costs the
 // same whatever the number of sealed segments. m is left unchanged (its

@@ -9,7 +9,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// rollDoc applies to doc what prepareRoll does.
+// rollDoc applies to doc what rollLocked does.
 func rollDoc(doc *phpjson.Array, n int64) {
 	v, _ := doc.Lookup("sealed")
 	list, ok := v.(*phpjson.Array)
