@@ -63,13 +63,12 @@ func (l *Log) compactLocked() error {
 	for _, id := range removed {
 		l.state.remove(id)
 	}
-	hint := 0
 	for _, o := range cw.outputs {
 		seg := l.segs.id(o.name)
 		o.stats.sparse = nil
 		l.stats[seg] = o.stats
 		for _, m := range o.moved {
-			l.state.moveNear(m.id, seg, m.off, &hint)
+			l.state.move(m.id, seg, m.off)
 		}
 	}
 	l.dropReaders()

@@ -197,7 +197,6 @@ func plainID(b []byte) bool {
 // streamSegment streams one segment from start; stop reports the limit.
 func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, ordered bool, q *StreamQuery, fn func(Record) error, yielded *int) (bool, error) {
 	sc := newLineScanner(f, start, l.readLimit(seg), l.buf)
-	var hint int // ids of a segment mostly increase: see isCurrentNear
 	for {
 		line, off, _, ok := sc.line()
 		if !ok {
@@ -216,7 +215,7 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 				if ordered && q.hasUpper && string(idB) > q.upper {
 					break
 				}
-				if op != opPut || !q.matchIDBytes(idB) || !l.state.isCurrentNear(idB, seg, off, &hint) {
+				if op != opPut || !q.matchIDBytes(idB) || !l.state.isCurrent(idB, seg, off) {
 					continue
 				}
 				env, decoded = decodeCanonicalPut(idB, data)
