@@ -156,16 +156,12 @@ func (s *stateIndex) applyOther(id string, op opKind, seg int32, off int64) {
 	s.count(old, known, del)
 }
 
-// add is apply as a replay's lineSink: false once a sequential index
+// add is apply for a replay: false once a sequential index
 // broke (the replay stops there).
 func (s *stateIndex) add(id []byte, op opKind, seg int32, off int64) bool {
 	s.apply(id, op, seg, off)
 	return !(s.sequential && s.broken)
 }
-
-// countsRecords reports whether every line replayed so far is current
-// (a sequential index that has not broken).
-func (s *stateIndex) countsRecords() bool { return s.sequential }
 
 // count updates the live/deleted counters for an id whose previous entry
 // was old (known = it had one) and which is now deleted or not.
