@@ -100,12 +100,9 @@ func replaySegments(jobs []*segmentJob, mode replayMode, st *stateIndex, buf []b
 	return nil
 }
 
-// writeManifest writes m.doc in full and makes it the current manifest. It
-// drops the roll encoder's cache, which must never outlive entries edited
-// in place (setStats).
+// writeManifest writes m.doc in full and makes it the current manifest.
 func (l *Log) writeManifest(m *manifest) error {
 	if err := writeManifestDoc(l.dir, m.doc); err != nil {
-		l.manEnc.reset()
 		return err
 	}
 	l.adoptManifest(m)
@@ -115,7 +112,6 @@ func (l *Log) writeManifest(m *manifest) error {
 // adoptManifest makes m, just written (or found on disk as is), the
 // current manifest.
 func (l *Log) adoptManifest(m *manifest) {
-	l.manEnc.reset()
 	l.man = manifestFromDoc(m.doc)
 	l.manStat, _ = stampOf(l.dir + "/" + manifestName)
 }

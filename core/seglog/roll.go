@@ -45,17 +45,14 @@ func (l *Log) rollLocked() error {
 		list = phpjson.NewArray(1)
 		doc.SetString("sealed", list)
 	}
-	sealed, active := sealedObj(name, st, false), newActiveObj(newName)
-	list.Append(sealed)
+	list.Append(sealedObj(name, st, false))
 	doc.SetString("nextSegment", next+1)
-	doc.SetString("active", active)
-	rolled := l.man.afterRoll(list, sealed, active, next+1)
-	err := l.writeRolledManifest(newName, doc)
-	if err != nil {
+	doc.SetString("active", newActiveObj(newName))
+	if err := l.writeRolledManifest(newName, doc); err != nil {
 		l.manStat = fileStamp{}
 		return err
 	}
-	l.man = rolled
+	l.man = manifestFromDoc(doc)
 	l.manStat, _ = stampOf(l.dir + "/" + manifestName)
 	l.stats[seg] = st
 	st.sparse = nil
@@ -86,7 +83,7 @@ func (l *Log) nextFreeSegment(name string) int64 {
 // writeRolledManifest creates the new active segment empty and then writes
 // the rolled manifest doc.
 func (l *Log) writeRolledManifest(newName string, doc *phpjson.Array) error {
-	content, err := l.manEnc.encode(doc)
+	content, err := encodeManifest(doc)
 	if err != nil {
 		return err
 	}
