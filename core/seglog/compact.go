@@ -3,8 +3,9 @@ package seglog
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"os"
+	"strconv"
+	"sync"
 
 	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
@@ -33,7 +34,7 @@ func (l *Log) compactLocked() error {
 	if _, err := rand.Read(tok[:]); err != nil {
 		return err
 	}
-	cw := &compactWriter{l: l, token: hex.EncodeToString(tok[:])}
+	cw := &compactWriter{l: l, token: hex.EncodeToString(tok[:]), slots: make(chan struct{}, maxFinishing)}
 	defer cw.abort()
 	var removed []string
 	for _, e := range l.man.sealed {
@@ -74,12 +75,15 @@ func (l *Log) compactLocked() error {
 	return nil
 }
 
-// compactWriter produces the compaction outputs of one run, one after
-// the other, in PHP's order: an output is created at its first line, its
-// lines are written in chunks of bulkFlushBytes, and once it reaches the
-// segment limit (or the run ends) it is fsynced, closed and given its idx
-// file. Until the manifest that references them is written no file of the
-// run is referenced, so a crash leaves files the next open deletes.
+// compactWriter produces the compaction outputs of one run. An output is
+// buffered in memory, and once full it is finished in the background
+// (create, write, fsync, close, idx file) while the next one is filled;
+// finish waits for all of them, so every output is durable before the
+// manifest that references them is written. Outputs larger than
+// bulkFlushBytes are created and written in chunks as they fill, as PHP
+// does. Until that manifest no file of the run is referenced, so the
+// order in which outputs reach the disk does not matter to a crash: the
+// next open deletes them all.
 type compactWriter struct {
 	l       *Log
 	token   string
@@ -88,11 +92,19 @@ type compactWriter struct {
 	outputs []*compactOutput
 	buf     []byte
 	payload []byte
+
+	finishing sync.WaitGroup
+	slots     chan struct{} // bounds the outputs finishing at once
+	errMu     sync.Mutex
+	finishErr error
 }
+
+// maxFinishing is how many outputs may be finishing in the background.
+const maxFinishing = 4
 
 type compactOutput struct {
 	name  string
-	f     *os.File
+	f     *os.File // nil until created (finish, or a bulkFlushBytes flush)
 	pos   int64
 	buf   []byte
 	stats *segStats
@@ -177,8 +189,8 @@ func isArray(v phpjson.Value) bool {
 }
 
 // write appends one line of id (idB: the same bytes) to the current output
-// (creating the next one at its first line) and finishes the output once
-// it reaches the segment limit.
+// (opening the next one lazily) and finishes the output once it reaches
+// the segment limit.
 func (cw *compactWriter) write(id string, idB, line []byte) error {
 	if cw.cur == nil {
 		if err := cw.openNext(); err != nil {
@@ -191,7 +203,7 @@ func (cw *compactWriter) write(id string, idB, line []byte) error {
 	o.buf = append(o.buf, line...)
 	o.pos += int64(len(line))
 	if len(o.buf) >= bulkFlushBytes {
-		if err := o.flush(); err != nil {
+		if err := o.flush(cw.l.segDir); err != nil {
 			return err
 		}
 	}
@@ -201,28 +213,40 @@ func (cw *compactWriter) write(id string, idB, line []byte) error {
 	return nil
 }
 
-// openNext creates the next free compact-<token>-NNNNNN.ndjson (O_RDWR|
-// O_CREAT, as PHP opens it) as the current output.
 func (cw *compactWriter) openNext() error {
-	var name string
 	for {
 		cw.counter++
-		name = "compact-" + cw.token + "-" + fmt.Sprintf("%06d", cw.counter) + ".ndjson"
-		if fi, err := fsutil.Stat(cw.l.segDir + "/" + name); err != nil || !fi.Mode().IsRegular() {
-			break
+		n := strconv.FormatInt(cw.counter, 10)
+		for len(n) < 6 {
+			n = "0" + n
 		}
+		name := "compact-" + cw.token + "-" + n + ".ndjson"
+		path := cw.l.segDir + "/" + name
+		if fi, err := fsutil.Stat(path); err == nil && fi.Mode().IsRegular() {
+			continue
+		}
+		cw.cur = &compactOutput{
+			name:  name,
+			stats: newSegStats(cw.l.opts.SparseIndexInterval),
+			// An output is written when it reaches the segment limit or
+			// bulkFlushBytes, whichever comes first, plus one line.
+			buf: make([]byte, 0, min(cw.l.opts.MaxSegmentBytes, bulkFlushBytes)+4096),
+		}
+		cw.outputs = append(cw.outputs, cw.cur)
+		return nil
 	}
-	f, err := fsutil.OpenFile(cw.l.segDir+"/"+name, os.O_RDWR|os.O_CREATE, 0o666)
-	if err != nil {
-		return &SegmentOpenError{File: name, Err: err}
-	}
-	cw.cur = &compactOutput{name: name, f: f, stats: newSegStats(cw.l.opts.SparseIndexInterval)}
-	cw.outputs = append(cw.outputs, cw.cur)
-	return nil
 }
 
-// flush writes the buffered lines.
-func (o *compactOutput) flush() error {
+// flush creates the output file if needed (O_RDWR|O_CREAT, as PHP opens
+// it) and writes the buffered lines.
+func (o *compactOutput) flush(segDir string) error {
+	if o.f == nil {
+		f, err := fsutil.OpenFile(segDir+"/"+o.name, os.O_RDWR|os.O_CREATE, 0o666)
+		if err != nil {
+			return &SegmentOpenError{File: o.name, Err: err}
+		}
+		o.f = f
+	}
 	if len(o.buf) == 0 {
 		return nil
 	}
@@ -231,39 +255,70 @@ func (o *compactOutput) flush() error {
 	return err
 }
 
-// finishCurrent writes what is buffered of the current output, fsyncs and
-// closes it, and writes its idx file.
+// finishCurrent hands the current output to a background finisher.
 func (cw *compactWriter) finishCurrent() error {
 	o := cw.cur
 	cw.cur = nil
 	o.stats.end = o.pos
-	err := o.flush()
+	segDir := cw.l.segDir
+	idxPath := segDir + "/" + indexNameFor(o.name)
+	cw.l.sparse.invalidate(idxPath)
+	cw.slots <- struct{}{}
+	cw.finishing.Add(1)
+	go func() {
+		defer func() { <-cw.slots; cw.finishing.Done() }()
+		if err := o.finish(segDir, idxPath); err != nil {
+			cw.errMu.Lock()
+			if cw.finishErr == nil {
+				cw.finishErr = err
+			}
+			cw.errMu.Unlock()
+		}
+	}()
+	return nil
+}
+
+// finish writes what is buffered of an output (creating it if needed),
+// fsyncs and closes it, and writes its idx file.
+func (o *compactOutput) finish(segDir, idxPath string) error {
+	err := o.flush(segDir)
 	o.buf = nil // outputs stay listed until the run ends: keep no buffer
-	if err == nil {
-		err = o.f.Sync()
-	}
-	if cerr := o.f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
+		if o.f != nil {
+			o.f.Close()
+		}
 		return err
 	}
-	idxPath := cw.l.segDir + "/" + indexNameFor(o.name)
-	cw.l.sparse.invalidate(idxPath)
+	f := o.f
+	o.f = nil
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
 	return writeSparse(idxPath, o.stats.sparse)
 }
 
-// finish finishes the last output: every output is then durable.
+// finish finishes the last output and waits until every output is durable.
 func (cw *compactWriter) finish() error {
-	if cw.cur == nil {
-		return nil
+	var err error
+	if cw.cur != nil {
+		err = cw.finishCurrent()
 	}
-	return cw.finishCurrent()
+	cw.finishing.Wait()
+	if err != nil {
+		return err
+	}
+	return cw.finishErr
 }
 
-// abort closes an unfinished output (its files stay until the next open).
+// abort waits for the background finishers and closes an unfinished
+// output (its files stay until the next open).
 func (cw *compactWriter) abort() {
-	if cw.cur != nil {
+	cw.finishing.Wait()
+	if cw.cur != nil && cw.cur.f != nil {
 		cw.cur.f.Close()
 	}
 }
