@@ -35,7 +35,7 @@ type Record struct {
 }
 
 // appender writes lines to the active segment under the lock, in chunks
-// of at most bulkFlushBytes, in PHP's order (spec 3.2): a chunk is written
+// of at most bulkFlushBytes, in PHP's order (docs/format/segmentedlog.md §3.2): a chunk is written
 // and fsynced, its lines are then applied to the state index and segment
 // stats, and a segment whose end reached the limit is rolled before the
 // next line is written to the new active segment.

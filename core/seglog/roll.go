@@ -5,7 +5,7 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// rollLocked seals the active segment (spec 3.3), lock held, in PHP's
+// rollLocked seals the active segment (docs/format/segmentedlog.md §3.3), lock held, in PHP's
 // order: the active handle is closed, the idx file written, the next free
 // seg-N created empty, and the manifest written last (atomically: the
 // commit point). A crash before the manifest leaves an idx file and an
