@@ -239,36 +239,3 @@ func assertNoTemps(t *testing.T, root string) {
 		return nil
 	})
 }
-
-func TestPrepareAtomicCommitAndAbort(t *testing.T) {
-	dir := t.TempDir()
-	target := dir + "/sub/manifest.jsonc"
-	p, err := PrepareAtomic(target, []byte("new\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(target); !os.IsNotExist(err) {
-		t.Fatalf("target exists before Commit: %v", err)
-	}
-	temps, _ := filepath.Glob(dir + "/sub/.manifest.jsonc.*.tmp")
-	if len(temps) != 1 || len(filepath.Base(temps[0])) != len(".manifest.jsonc.")+12+len(".tmp") {
-		t.Fatalf("temp files %v, want one .manifest.jsonc.<hex12>.tmp", temps)
-	}
-	if err := p.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := os.ReadFile(target); err != nil || string(b) != "new\n" {
-		t.Fatalf("after Commit: %q %v", b, err)
-	}
-	p2, err := PrepareAtomic(target, []byte("other\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p2.Abort()
-	if b, _ := os.ReadFile(target); string(b) != "new\n" {
-		t.Fatalf("Abort changed the target: %q", b)
-	}
-	if temps, _ := filepath.Glob(dir + "/sub/.*.tmp"); len(temps) != 0 {
-		t.Fatalf("temps left after Abort: %v", temps)
-	}
-}

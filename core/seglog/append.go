@@ -35,31 +35,17 @@ type Record struct {
 }
 
 // appender writes lines to the active segment under the lock, in chunks
-// of at most bulkFlushBytes, rolling when a segment's end reaches the
-// limit. State and stats are updated once a chunk is durable.
-//
-// A roll runs while the lines of the next segment are encoded: they go to
-// buf only, at offsets from 0 (the new segment is created empty), and
-// nothing is written to the new segment before the roll's manifest is in
-// place (finishRoll). The files and their order are those of a roll done
-// before encoding on.
+// of at most bulkFlushBytes, in PHP's order (docs/format/segmentedlog.md §3.2): a chunk is written
+// and fsynced, its lines are then applied to the state index and segment
+// stats, and a segment whose end reached the limit is rolled before the
+// next line is written to the new active segment.
 type appender struct {
 	l       *Log
-	a       *activeSegment // nil while a roll is pending
-	base    int64          // file offset of buf[0]
+	a       *activeSegment
+	base    int64 // file offset of buf[0]
 	buf     []byte
 	pending []pendingLine // the lines of buf
-	spare   []pendingLine // the other pending slice, given back once applied
 	payload []byte
-	rolling *pendingRoll
-}
-
-// pendingRoll is a roll whose files are being written: the sealed
-// segment's fsync (synced applies its last lines to the state index once
-// durable) and the plan's idx file and manifest temp file.
-type pendingRoll struct {
-	plan   *rollPlan
-	synced func() error
 }
 
 type pendingLine struct {
@@ -98,8 +84,8 @@ func (l *Log) beginAppend() (*appender, error) {
 }
 
 // repairTail handles a non-empty active file whose last byte is not "\n":
-// a valid final line gets its "\n", an invalid fragment is truncated away.
-// It returns the new size.
+// a valid final line gets its "\n", an invalid fragment is truncated away;
+// either change is fsynced. It returns the new size.
 func (l *Log) repairTail(a *activeSegment, size int64) (int64, error) {
 	if size == 0 {
 		return 0, nil
@@ -122,7 +108,7 @@ func (l *Log) repairTail(a *activeSegment, size int64) (int64, error) {
 		if a.stats != nil && a.stats.end == size {
 			a.stats.end++
 		}
-		return size + 1, nil
+		return size + 1, a.f.Sync()
 	}
 	if err := a.f.Truncate(start); err != nil {
 		return size, err
@@ -158,19 +144,13 @@ func lastFragment(f *os.File, size int64) (int64, []byte, error) {
 	return pos, tail, nil
 }
 
-// add appends one line; it may flush and roll.
+// add appends one line to buf. A segment whose end reaches the limit is
+// flushed and rolled; a full buffer is flushed.
 func (ap *appender) add(op opKind, id string, payload []byte) error {
 	off := ap.base + int64(len(ap.buf))
 	ap.buf = AppendLine(ap.buf, payload)
-	return ap.added(op, id, off)
-}
-
-// added records the line just appended to buf at offset off; it may flush
-// and roll.
-func (ap *appender) added(op opKind, id string, off int64) error {
 	ap.pending = append(ap.pending, pendingLine{id: id, op: op, off: off})
-	end := ap.base + int64(len(ap.buf))
-	if end >= ap.l.opts.MaxSegmentBytes {
+	if ap.base+int64(len(ap.buf)) >= ap.l.opts.MaxSegmentBytes {
 		return ap.flushAndRoll()
 	}
 	if len(ap.buf) >= bulkFlushBytes {
@@ -179,114 +159,21 @@ func (ap *appender) added(op opKind, id string, off int64) error {
 	return nil
 }
 
-// flushAndRoll flushes the full segment and starts sealing it. The
-// segment's fsync runs while the roll writes the idx file, creates the
-// next segment and writes the manifest's temp file, and while the caller
-// encodes the next lines; the manifest's rename, which seals the segment,
-// waits for all of them (finishRoll), as with sequential steps.
+// flushAndRoll flushes the full segment, seals it (rollLocked) and opens
+// the new active segment for the lines that follow.
 func (ap *appender) flushAndRoll() error {
-	if ap.a == nil {
-		// The lines encoded during a roll fill the next segment.
-		if rebased, err := ap.resume(); err != nil || rebased {
-			return err // re-added lines rolled where they reach the limit now
-		}
-	}
-	synced, err := ap.flushStart()
-	if err != nil {
+	if err := ap.flush(); err != nil {
 		return err
 	}
-	plan, planErr := ap.l.prepareRoll()
-	if planErr != nil || plan == nil {
-		if err := synced(); err != nil {
-			return err
-		}
-		if planErr != nil {
-			return planErr
-		}
-		return ap.reopen()
-	}
-	ap.rolling = &pendingRoll{plan: plan, synced: synced}
-	ap.a, ap.base = nil, 0
-	return nil
-}
-
-// finishRoll completes a pending roll: the sealed segment's lines are
-// durable and applied, the idx and manifest temp files are written, and
-// the manifest is renamed into place. The new segment is then the active
-// one, not yet opened for appending (resume).
-func (ap *appender) finishRoll() error {
-	r := ap.rolling
-	if r == nil {
-		return nil
-	}
-	ap.rolling = nil
-	if err := r.synced(); err != nil {
-		r.plan.abort(ap.l)
+	if err := ap.l.rollLocked(); err != nil {
 		return err
 	}
-	return ap.l.commitRoll(r.plan)
-}
-
-// resume finishes a pending roll and opens the new active segment
-// (beginAppend). Lines encoded meanwhile assumed an empty segment; if it
-// is not (a writer ignored the lock), they are added again after its end
-// (rebased), with the usual flushes and rolls, which may leave another
-// roll pending.
-func (ap *appender) resume() (rebased bool, err error) {
-	if err := ap.finishRoll(); err != nil {
-		return false, err
-	}
-	buf, pending := ap.buf, ap.pending
-	if err := ap.reopen(); err != nil {
-		return false, err
-	}
-	if ap.base == 0 {
-		return false, nil
-	}
-	ap.buf, ap.pending, ap.spare = nil, ap.spare[:0], nil
-	for i, p := range pending {
-		end := int64(len(buf))
-		if i+1 < len(pending) {
-			end = pending[i+1].off
-		}
-		off := ap.base + int64(len(ap.buf))
-		ap.buf = append(ap.buf, buf[p.off:end]...)
-		if err := ap.added(p.op, p.id, off); err != nil {
-			return true, err
-		}
-	}
-	return true, nil
-}
-
-// ready finishes pending rolls until the appender can write.
-func (ap *appender) ready() error {
-	for ap.a == nil {
-		if _, err := ap.resume(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// reopen opens the manifest's active segment for appending at its end.
-func (ap *appender) reopen() error {
 	next, err := ap.l.beginAppend()
 	if err != nil {
 		return err
 	}
 	ap.a, ap.base = next.a, next.base
 	return nil
-}
-
-// end finishes a pending roll before an append gives up with err (the
-// roll was under way; the lines not yet written are dropped, as they are
-// when the failure comes before the roll). A failed roll's error wins:
-// it happened first.
-func (ap *appender) end(err error) error {
-	if rerr := ap.finishRoll(); rerr != nil {
-		return rerr
-	}
-	return err
 }
 
 // addPut appends a canonical put line for (id, data), a batch row's:
@@ -326,60 +213,36 @@ func (ap *appender) addDelete(id string) error {
 }
 
 // flush writes the buffered lines with one write, fsyncs, and applies them
-// to the state index and segment stats.
+// to the state index and segment stats. A failed fsync leaves the stats
+// unknown (rescanned at the next roll) and the state index without the
+// lines. An empty buffer writes nothing.
 func (ap *appender) flush() error {
-	if err := ap.ready(); err != nil {
+	if len(ap.buf) == 0 {
+		return nil
+	}
+	a, l := ap.a, ap.l
+	if _, err := a.f.WriteAt(ap.buf, ap.base); err != nil {
+		return &SegmentOpenError{File: a.name, Err: err}
+	}
+	if err := a.f.Sync(); err != nil {
+		a.stats = nil
+		delete(l.stats, a.seg)
 		return err
 	}
-	synced, err := ap.flushStart()
-	if err != nil {
-		return err
-	}
-	return synced()
-}
-
-// flushStart writes the buffered lines with one write and starts their
-// fsync. The segment stats take the lines at once (a roll seals them while
-// the fsync runs); synced waits for the fsync and then applies the lines to
-// the state index. A failed fsync leaves the stats unknown (rescanned at
-// the next roll) and the state index without the lines.
-func (ap *appender) flushStart() (synced func() error, err error) {
-	a := ap.a
-	if len(ap.buf) > 0 {
-		if _, err := a.f.WriteAt(ap.buf, ap.base); err != nil {
-			return nil, &SegmentOpenError{File: a.name, Err: err}
-		}
-	}
-	done := make(chan error, 1)
-	go func() { done <- syncFile(a.f) }()
-	l := ap.l
-	if a.stats != nil {
-		for _, p := range ap.pending {
+	for _, p := range ap.pending {
+		if a.stats != nil {
 			a.stats.add([]byte(p.id), p.off)
 		}
-		a.stats.end = ap.base + int64(len(ap.buf))
+		l.state.apply([]byte(p.id), p.op, a.seg, p.off)
+	}
+	ap.base += int64(len(ap.buf))
+	if a.stats != nil {
+		a.stats.end = ap.base
 		l.stats[a.seg] = a.stats
 	}
-	pending := ap.pending
-	ap.pending, ap.spare = ap.spare[:0], nil
-	ap.base += int64(len(ap.buf))
-	ap.buf = ap.buf[:0]
-	return func() error {
-		if err := <-done; err != nil {
-			a.stats = nil
-			delete(l.stats, a.seg)
-			return err
-		}
-		for _, p := range pending {
-			l.state.apply([]byte(p.id), p.op, a.seg, p.off)
-		}
-		ap.spare = pending[:0]
-		return nil
-	}, nil
+	ap.buf, ap.pending = ap.buf[:0], ap.pending[:0]
+	return nil
 }
-
-// syncFile makes appended bytes durable (file data and size).
-func syncFile(f *os.File) error { return f.Sync() }
 
 // withLock runs fn under the instance mutex and the collection flock.
 func (l *Log) withLock(fn func() error) error {
@@ -411,7 +274,7 @@ func (l *Log) Put(data *phpjson.Array, id string) (Record, error) {
 			return err
 		}
 		if err := ap.addSinglePut(id, data); err != nil {
-			return ap.end(err)
+			return err
 		}
 		return ap.flush()
 	})
@@ -432,7 +295,7 @@ func (l *Log) Delete(id string) error {
 			return err
 		}
 		if err := ap.addDelete(id); err != nil {
-			return ap.end(err)
+			return err
 		}
 		return ap.flush()
 	})
@@ -451,7 +314,7 @@ func (l *Log) deleteMany(ids []string) error {
 		}
 		for _, id := range ids {
 			if err := ap.addDelete(id); err != nil {
-				return ap.end(err)
+				return err
 			}
 		}
 		return ap.flush()
@@ -506,7 +369,7 @@ func (l *Log) AppendMany(rows []phpjson.Value) ([]Record, error) {
 		}
 		for _, r := range recs {
 			if err := ap.addPut(r.ID, r.Data); err != nil {
-				return ap.end(err)
+				return err
 			}
 		}
 		return ap.flush()
@@ -530,22 +393,22 @@ func (l *Log) AppendStream(next func() (phpjson.Value, bool, error)) (int, error
 		for {
 			row, ok, err := next()
 			if err != nil {
-				return ap.end(err)
+				return err
 			}
 			if !ok {
 				break
 			}
 			id, data, explicit := rowRecord(row)
 			if explicit && !uuidv7.Valid(id) {
-				return ap.end(uuidv7.ErrInvalid)
+				return uuidv7.ErrInvalid
 			}
 			if id == "" {
 				if id, err = l.opts.NewID(); err != nil {
-					return ap.end(err)
+					return err
 				}
 			}
 			if err := ap.addPut(id, data); err != nil {
-				return ap.end(err)
+				return err
 			}
 			n++
 		}

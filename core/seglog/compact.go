@@ -5,7 +5,8 @@ import (
 	"encoding/hex"
 	"os"
 	"strconv"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"storhfs/core/fsutil"
 	"storhfs/core/phpjson"
@@ -34,7 +35,8 @@ func (l *Log) compactLocked() error {
 	if _, err := rand.Read(tok[:]); err != nil {
 		return err
 	}
-	cw := &compactWriter{l: l, token: hex.EncodeToString(tok[:]), slots: make(chan struct{}, maxFinishing)}
+	cw := &compactWriter{l: l, token: hex.EncodeToString(tok[:])}
+	cw.finishing.SetLimit(maxFinishing)
 	defer cw.abort()
 	var removed []string
 	for _, e := range l.man.sealed {
@@ -63,13 +65,12 @@ func (l *Log) compactLocked() error {
 	for _, id := range removed {
 		l.state.remove(id)
 	}
-	hint := 0
 	for _, o := range cw.outputs {
 		seg := l.segs.id(o.name)
 		o.stats.sparse = nil
 		l.stats[seg] = o.stats
 		for _, m := range o.moved {
-			l.state.moveNear(m.id, seg, m.off, &hint)
+			l.state.move(m.id, seg, m.off)
 		}
 	}
 	l.dropReaders()
@@ -94,10 +95,7 @@ type compactWriter struct {
 	buf     []byte
 	payload []byte
 
-	finishing sync.WaitGroup
-	slots     chan struct{} // bounds the outputs finishing at once
-	errMu     sync.Mutex
-	finishErr error
+	finishing errgroup.Group // outputs being finished, at most maxFinishing at once
 }
 
 // maxFinishing is how many outputs may be finishing in the background.
@@ -209,7 +207,7 @@ func (cw *compactWriter) write(id string, idB, line []byte) error {
 		}
 	}
 	if o.pos >= cw.l.opts.MaxSegmentBytes {
-		return cw.finishCurrent()
+		cw.finishCurrent()
 	}
 	return nil
 }
@@ -257,26 +255,14 @@ func (o *compactOutput) flush(segDir string) error {
 }
 
 // finishCurrent hands the current output to a background finisher.
-func (cw *compactWriter) finishCurrent() error {
+func (cw *compactWriter) finishCurrent() {
 	o := cw.cur
 	cw.cur = nil
 	o.stats.end = o.pos
 	segDir := cw.l.segDir
 	idxPath := segDir + "/" + indexNameFor(o.name)
 	cw.l.sparse.invalidate(idxPath)
-	cw.slots <- struct{}{}
-	cw.finishing.Add(1)
-	go func() {
-		defer func() { <-cw.slots; cw.finishing.Done() }()
-		if err := o.finish(segDir, idxPath); err != nil {
-			cw.errMu.Lock()
-			if cw.finishErr == nil {
-				cw.finishErr = err
-			}
-			cw.errMu.Unlock()
-		}
-	}()
-	return nil
+	cw.finishing.Go(func() error { return o.finish(segDir, idxPath) })
 }
 
 // finish writes what is buffered of an output (creating it if needed),
@@ -304,21 +290,16 @@ func (o *compactOutput) finish(segDir, idxPath string) error {
 
 // finish finishes the last output and waits until every output is durable.
 func (cw *compactWriter) finish() error {
-	var err error
 	if cw.cur != nil {
-		err = cw.finishCurrent()
+		cw.finishCurrent()
 	}
-	cw.finishing.Wait()
-	if err != nil {
-		return err
-	}
-	return cw.finishErr
+	return cw.finishing.Wait()
 }
 
 // abort waits for the background finishers and closes an unfinished
 // output (its files stay until the next open).
 func (cw *compactWriter) abort() {
-	cw.finishing.Wait()
+	_ = cw.finishing.Wait() // finish reported its error
 	if cw.cur != nil && cw.cur.f != nil {
 		cw.cur.f.Close()
 	}

@@ -191,31 +191,3 @@ func TestDecodeCanonicalPut(t *testing.T) {
 		}
 	}
 }
-
-// plainID (8 bytes at a time) agrees with a byte-by-byte check on ids of
-// every length with any byte anywhere.
-func TestPlainIDMatchesByteCheck(t *testing.T) {
-	slow := func(b []byte) bool {
-		for _, c := range b {
-			if c == '\\' || c == '"' || c < 0x20 {
-				return false
-			}
-		}
-		return true
-	}
-	base := []byte("018fa079-aa0d-7000-8000-00000000041d\u00e9\u20ac")
-	for n := 0; n <= len(base); n++ {
-		for i := 0; i < n; i++ {
-			for c := 0; c < 256; c++ {
-				b := append([]byte(nil), base[:n]...)
-				b[i] = byte(c)
-				if plainID(b) != slow(b) {
-					t.Fatalf("plainID(%q) = %v", b, !slow(b))
-				}
-			}
-		}
-		if plainID(base[:n]) != slow(base[:n]) {
-			t.Fatalf("plainID(%q)", base[:n])
-		}
-	}
-}

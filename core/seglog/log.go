@@ -32,8 +32,6 @@ type Log struct {
 
 	readers map[int32]*os.File // read handles for get(), by segment
 
-	manEnc manifestEncoder // reuses the sealed entries' JSON across rolls
-
 	closed bool
 }
 

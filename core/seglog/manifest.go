@@ -130,19 +130,6 @@ func manifestFromDoc(doc *phpjson.Array) *manifest {
 	return m
 }
 
-// afterRoll is manifestFromDoc(m.doc) after a roll edited m.doc
-// (prepareRoll): list is now its "sealed" member, ending with the new
-// entry sealedObj; active is its "active" member and next its
-// "nextSegment". Only the two new entries are read, so a roll costs the
-// same whatever the number of sealed segments. m is left unchanged (its
-// slices may be held by readers of the old manifest).
-func (m *manifest) afterRoll(list, sealedObj, active *phpjson.Array, next int64) *manifest {
-	n := &manifest{doc: m.doc, nextSegment: next, sealedList: list, active: entryFromObj(active)}
-	n.sealed = append(m.sealed[:len(m.sealed):len(m.sealed)], entryFromObj(sealedObj))
-	n.listSegments()
-	return n
-}
-
 // listSegments (re)builds withFile from sealed and active.
 func (m *manifest) listSegments() {
 	m.withFile = make([]*segEntry, 0, len(m.sealed)+1)

@@ -2,7 +2,6 @@ package seglog
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -175,17 +174,8 @@ func (l *view) streamLocked(q *StreamQuery, fn func(Record) error) error {
 }
 
 // plainID reports whether a raw JSON string body decodes to itself: no
-// '\\', '"' or control byte. It tests 8 bytes at a time (the bit tricks
-// "has a byte < n" and "has a zero byte", exact for the whole word).
+// '\\', '"' or control byte.
 func plainID(b []byte) bool {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
-	for ; len(b) >= 8; b = b[8:] {
-		x := binary.LittleEndian.Uint64(b)
-		q, bs := x^(ones*'"'), x^(ones*'\\')
-		if (x-ones*0x20)&^x&high != 0 || (q-ones)&^q&high != 0 || (bs-ones)&^bs&high != 0 {
-			return false
-		}
-	}
 	for _, c := range b {
 		if c == '\\' || c == '"' || c < 0x20 {
 			return false
@@ -197,7 +187,6 @@ func plainID(b []byte) bool {
 // streamSegment streams one segment from start; stop reports the limit.
 func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, ordered bool, q *StreamQuery, fn func(Record) error, yielded *int) (bool, error) {
 	sc := newLineScanner(f, start, l.readLimit(seg), l.buf)
-	var hint int // ids of a segment mostly increase: see isCurrentNear
 	for {
 		line, off, _, ok := sc.line()
 		if !ok {
@@ -216,7 +205,7 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 				if ordered && q.hasUpper && string(idB) > q.upper {
 					break
 				}
-				if op != opPut || !q.matchIDBytes(idB) || !l.state.isCurrentNear(idB, seg, off, &hint) {
+				if op != opPut || !q.matchIDBytes(idB) || !l.state.isCurrent(idB, seg, off) {
 					continue
 				}
 				env, decoded = decodeCanonicalPut(idB, data)

@@ -58,7 +58,7 @@ func (l *Log) recoverFrom(m *manifest) error {
 			jobs[i].interval = l.opts.SparseIndexInterval
 		}
 	}
-	if err := l.replayJobs(jobs, state); err != nil {
+	if err := replaySegments(jobs, replayRecover, state, l.buf); err != nil {
 		return err
 	}
 	stats := map[int32]*segStats{}
@@ -78,21 +78,31 @@ func (l *Log) recoverFrom(m *manifest) error {
 	return nil
 }
 
-// replayJobs replays the segments of jobs in recovery mode, in order, into
-// state: pipelined when there are several (see replay_pipeline.go).
-func (l *Log) replayJobs(jobs []*segmentJob, state *stateIndex) error {
-	if len(jobs) > 1 {
-		return replaySegmentsPipelined(jobs, replayRecover, state, l.buf)
-	}
-	return replaySegmentsSequential(jobs, replayRecover, state, l.buf)
+// segmentJob is one segment of a recovery replay and its outcome.
+type segmentJob struct {
+	path     string
+	seg      int32
+	interval int64 // sparse interval (the active segment), 0 for none
+	res      segReplay
 }
 
-// writeManifest writes m.doc in full and makes it the current manifest. It
-// drops the roll encoder's cache, which must never outlive entries edited
-// in place (setStats).
+// replaySegments replays jobs in order into st (last write wins) and
+// fills each job's res. It stops at the first error: later segments are
+// neither read nor truncated.
+func replaySegments(jobs []*segmentJob, mode replayMode, st *stateIndex, buf []byte) error {
+	for _, j := range jobs {
+		r, err := replaySegment(j.path, j.seg, mode, st, j.interval, buf)
+		j.res = r
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeManifest writes m.doc in full and makes it the current manifest.
 func (l *Log) writeManifest(m *manifest) error {
 	if err := writeManifestDoc(l.dir, m.doc); err != nil {
-		l.manEnc.reset()
 		return err
 	}
 	l.adoptManifest(m)
@@ -102,7 +112,6 @@ func (l *Log) writeManifest(m *manifest) error {
 // adoptManifest makes m, just written (or found on disk as is), the
 // current manifest.
 func (l *Log) adoptManifest(m *manifest) {
-	l.manEnc.reset()
 	l.man = manifestFromDoc(m.doc)
 	l.manStat, _ = stampOf(l.dir + "/" + manifestName)
 }

@@ -103,20 +103,10 @@ func truncateInvalid(f *os.File, mode replayMode, res segReplay) error {
 	return f.Sync()
 }
 
-// lineSink receives the valid lines of a replay in file order.
-type lineSink interface {
-	// add takes one valid line; false ends the replay there (a
-	// sequential index broke, or a pipelined replay was cancelled).
-	add(id []byte, op opKind, seg int32, off int64) bool
-	// countsRecords reports whether records.ndjson sizes are counted
-	// (every line so far is current).
-	countsRecords() bool
-}
-
 // replayFile validates the lines of an open file and passes the valid
 // ones to st; f stays open and is never modified (replayRecover callers
 // then call truncateInvalid).
-func replayFile(f *os.File, seg int32, mode replayMode, st lineSink, interval int64, buf []byte, limit int64) (segReplay, error) {
+func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte, limit int64) (segReplay, error) {
 	res := segReplay{stats: newSegStats(interval), recordsExact: true}
 	if mode != replayRecover { // only snapshots (read modes) use the inode
 		res.ino = inodeOf(f)
@@ -154,7 +144,7 @@ func replayFile(f *os.File, seg int32, mode replayMode, st lineSink, interval in
 		if !st.add(id, op, seg, off) {
 			return res, nil
 		}
-		if st.countsRecords() {
+		if st.sequential { // every line so far is current
 			if n, ok := recordLineLen(&canon, line, id, data, plen); ok {
 				res.recordsBytes += n
 			} else {

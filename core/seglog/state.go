@@ -22,7 +22,7 @@ type idKey [16]byte
 // location of its id. The first line breaking that rule sets broken and
 // is not recorded; the caller then replays again with a full index.
 type stateIndex struct {
-	uuids   *idTable
+	uuids   map[idKey]location
 	other   map[string]location
 	live    int
 	deleted int
@@ -33,7 +33,7 @@ type stateIndex struct {
 }
 
 func newStateIndex() *stateIndex {
-	return &stateIndex{uuids: newIDTable(0), other: map[string]location{}}
+	return &stateIndex{uuids: map[idKey]location{}, other: map[string]location{}}
 }
 
 // newStateIndexFor sizes the index for the lines a manifest lists (an
@@ -46,12 +46,12 @@ func newStateIndexFor(m *manifest) *stateIndex {
 			lines += e.records
 		}
 	}
-	const maxHint = 1 << 18 // a hostile manifest must not force a huge allocation (16 MiB of slots at most)
-	return &stateIndex{uuids: newIDTable(int(min(lines, maxHint))), other: map[string]location{}}
+	const maxHint = 1 << 18 // a hostile manifest must not force a huge allocation
+	return &stateIndex{uuids: make(map[idKey]location, min(lines, maxHint)), other: map[string]location{}}
 }
 
 // newSequentialIndex is an index in sequential mode (see stateIndex).
-func newSequentialIndex() *stateIndex { return &stateIndex{sequential: true, uuids: newIDTable(0)} }
+func newSequentialIndex() *stateIndex { return &stateIndex{sequential: true} }
 
 // idHexPairs is the offset of the two hex digits of each byte of a
 // canonical id ("8-4-4-4-12").
@@ -91,7 +91,8 @@ func parseIDKey[T ~string | ~[]byte](id T) (k idKey, ok bool) {
 
 func (s *stateIndex) lookup(id []byte) (location, bool) {
 	if k, ok := parseIDKey(id); ok {
-		return s.uuids.get(k)
+		loc, ok := s.uuids[k]
+		return loc, ok
 	}
 	loc, ok := s.other[string(id)]
 	return loc, ok
@@ -99,7 +100,8 @@ func (s *stateIndex) lookup(id []byte) (location, bool) {
 
 func (s *stateIndex) lookupString(id string) (location, bool) {
 	if k, ok := parseIDKey(id); ok {
-		return s.uuids.get(k)
+		loc, ok := s.uuids[k]
+		return loc, ok
 	}
 	loc, ok := s.other[id]
 	return loc, ok
@@ -107,14 +109,14 @@ func (s *stateIndex) lookupString(id string) (location, bool) {
 
 func (s *stateIndex) store(id []byte, loc location) {
 	if k, ok := parseIDKey(id); ok {
-		s.uuids.put(k, loc)
+		s.uuids[k] = loc
 		return
 	}
 	s.other[string(id)] = loc
 }
 
 // entries is the number of ids (live and tombstoned).
-func (s *stateIndex) entries() int { return s.uuids.count + len(s.other) }
+func (s *stateIndex) entries() int { return len(s.uuids) + len(s.other) }
 
 // apply makes (seg, off) the latest location of id. Any op other than
 // delete makes the id live.
@@ -141,7 +143,8 @@ func (s *stateIndex) apply(id []byte, op opKind, seg int32, off int64) {
 // applyKey is apply for a canonical id already packed (full index only).
 func (s *stateIndex) applyKey(k idKey, op opKind, seg int32, off int64) {
 	del := op == opDelete
-	old, known := s.uuids.put(k, location{seg: seg, off: off, deleted: del})
+	old, known := s.uuids[k]
+	s.uuids[k] = location{seg: seg, off: off, deleted: del}
 	s.count(old, known, del)
 }
 
@@ -153,16 +156,12 @@ func (s *stateIndex) applyOther(id string, op opKind, seg int32, off int64) {
 	s.count(old, known, del)
 }
 
-// add is apply as a replay's lineSink: false once a sequential index
+// add is apply for a replay: false once a sequential index
 // broke (the replay stops there).
 func (s *stateIndex) add(id []byte, op opKind, seg int32, off int64) bool {
 	s.apply(id, op, seg, off)
 	return !(s.sequential && s.broken)
 }
-
-// countsRecords reports whether every line replayed so far is current
-// (a sequential index that has not broken).
-func (s *stateIndex) countsRecords() bool { return s.sequential }
 
 // count updates the live/deleted counters for an id whose previous entry
 // was old (known = it had one) and which is now deleted or not.
@@ -190,25 +189,6 @@ func (s *stateIndex) move(id string, seg int32, off int64) {
 	}
 }
 
-// moveNear is move for ids given mostly in increasing order (a compaction
-// output's lines); hint is the caller's, as for idTable.getNear. A run
-// slot is updated where it is found, without the second search of move.
-func (s *stateIndex) moveNear(id string, seg int32, off int64, hint *int) {
-	k, ok := parseIDKey(id)
-	if !ok || s.uuids.afterRun(&k) {
-		s.move(id, seg, off)
-		return
-	}
-	slot := s.uuids.nearRun(&k, hint)
-	if slot == nil {
-		s.move(id, seg, off) // in the hash part
-		return
-	}
-	if slot.used {
-		slot.seg, slot.off = seg, off
-	}
-}
-
 // remove forgets id entirely (compaction of a tombstone).
 func (s *stateIndex) remove(id string) {
 	loc, ok := s.lookupString(id)
@@ -221,7 +201,7 @@ func (s *stateIndex) remove(id string) {
 		s.live--
 	}
 	if k, ok := parseIDKey(id); ok {
-		s.uuids.remove(k)
+		delete(s.uuids, k)
 	} else {
 		delete(s.other, id)
 	}
@@ -238,33 +218,15 @@ func (s *stateIndex) isCurrent(id []byte, seg int32, off int64) bool {
 	return ok && !loc.deleted && loc.seg == seg && loc.off == off
 }
 
-// isCurrentNear is isCurrent for ids looked up in increasing order; hint
-// is the caller's (see idTable.getNear), 0 to start.
-func (s *stateIndex) isCurrentNear(id []byte, seg int32, off int64, hint *int) bool {
-	if s.sequential {
-		return true
-	}
-	k, ok := parseIDKey(id)
-	if !ok {
-		return s.isCurrent(id, seg, off)
-	}
-	loc, ok := s.uuids.getNear(k, hint)
-	return ok && !loc.deleted && loc.seg == seg && loc.off == off
-}
-
 // sameAs reports whether two full indexes hold the same entries.
 func (s *stateIndex) sameAs(o *stateIndex) bool {
-	if s.uuids.count != o.uuids.count || len(s.other) != len(o.other) {
+	if len(s.uuids) != len(o.uuids) || len(s.other) != len(o.other) {
 		return false
 	}
-	same := true
-	s.uuids.each(func(k idKey, a location) bool {
-		b, ok := o.uuids.get(k)
-		same = ok && a == b
-		return same
-	})
-	if !same {
-		return false
+	for k, a := range s.uuids {
+		if b, ok := o.uuids[k]; !ok || a != b {
+			return false
+		}
 	}
 	for k, a := range s.other {
 		if b, ok := o.other[k]; !ok || a != b {

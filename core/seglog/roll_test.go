@@ -9,66 +9,6 @@ import (
 	"storhfs/core/phpjson"
 )
 
-// rollDoc applies to doc what prepareRoll does.
-func rollDoc(doc *phpjson.Array, n int64) {
-	v, _ := doc.Lookup("sealed")
-	list, ok := v.(*phpjson.Array)
-	if !ok {
-		list = phpjson.NewArray(1)
-		doc.SetString("sealed", list)
-	}
-	st := newSegStats(0)
-	st.add([]byte(testID(int(n))), 0)
-	list.Append(sealedObj(segmentName(n), st, false))
-	doc.SetString("nextSegment", n+2)
-	doc.SetString("active", newActiveObj(segmentName(n+1)))
-}
-
-// The cached encoding equals the full one over a series of rolls, for
-// PHP's manifests and for odd ones (foreign members, nested or non-object
-// entries, a "sealed" object, numeric keys, an empty document).
-func TestManifestEncoderMatchesFullEncoding(t *testing.T) {
-	docs := map[string]string{
-		"fresh":          `{"nextSegment":2,"sealed":[],"active":{"file":"seg-000001.ndjson","max":null,"min":null,"records":0,"ordered":true}}`,
-		"foreign member": `{"x":{"y":[1,2.5,"z"]},"nextSegment":2,"sealed":[{"file":"a","extra":1.0}],"active":{"file":"seg-000001.ndjson"},"tail":"\u2028/é"}`,
-		"nested entry":   `{"nextSegment":2,"sealed":[{"file":"a","deep":{"k":[1]}}],"active":{"file":"seg-000001.ndjson"}}`,
-		"scalar entry":   `{"nextSegment":2,"sealed":[1,"two",null],"active":{"file":"seg-000001.ndjson"}}`,
-		"sealed object":  `{"nextSegment":2,"sealed":{"a":{"file":"a"}},"active":{"file":"seg-000001.ndjson"}}`,
-		"numeric key":    `{"nextSegment":2,"sealed":[],"active":{"file":"seg-000001.ndjson"}}`,
-		"no sealed":      `{"nextSegment":"x","active":{"file":"seg-000001.ndjson"}}`,
-		"empty":          `{}`,
-	}
-	for name, text := range docs {
-		t.Run(name, func(t *testing.T) {
-			m, err := parseManifest([]byte(text), "manifest.jsonc")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if name == "numeric key" {
-				m.doc.Set(phpjson.IntKey(7), int64(1))
-			}
-			var enc manifestEncoder
-			for n := int64(1); n <= 5; n++ {
-				if n > 1 {
-					rollDoc(m.doc, n)
-				}
-				got, gerr := enc.encode(m.doc)
-				want, werr := encodeManifest(m.doc)
-				if (gerr == nil) != (werr == nil) || !bytes.Equal(got, want) {
-					t.Fatalf("roll %d:\n got %s (%v)\nwant %s (%v)", n, got, gerr, want, werr)
-				}
-			}
-			// A replaced list (compaction) and a re-read document start over.
-			m.doc.SetString("sealed", phpjson.NewArray(0))
-			rollDoc(m.doc, 9)
-			got, _ := enc.encode(m.doc)
-			if want, _ := encodeManifest(m.doc); !bytes.Equal(got, want) {
-				t.Fatalf("after a replaced list:\n got %s\nwant %s", got, want)
-			}
-		})
-	}
-}
-
 // After many rolls of one bulk append the manifest on disk is the full
 // encoding of its own content (what PHP would write for it).
 func TestRollManifestBytes(t *testing.T) {
