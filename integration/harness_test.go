@@ -98,11 +98,17 @@ func startMountBin(t *testing.T, bin, root string, flags ...string) *mount {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return startMountAt(t, root, dir, flags...)
+	return startMountAtBin(t, bin, root, dir, flags...)
 }
 
 // startMountAt mounts root at the existing directory dir, as startMount.
 func startMountAt(t *testing.T, root, dir string, flags ...string) *mount {
+	t.Helper()
+	return startMountAtBin(t, storhfsBin, root, dir, flags...)
+}
+
+// startMountAtBin is startMountAt with another build of storhfs (bin).
+func startMountAtBin(t *testing.T, bin, root, dir string, flags ...string) *mount {
 	t.Helper()
 	args := append(append([]string{"mount"}, flags...), root, dir)
 	cmd := exec.Command(bin, args...)
