@@ -96,7 +96,9 @@ func TestCoopJudgesCatchPlantedFaults(t *testing.T) {
 		{"NUL bytes", line(1) + strings.Repeat("\x00", 10), true},
 	}
 	for _, c := range logs {
-		if got := caught(func(p *problems) { checkLogView(logSeen{what: "records.ndjson", content: c.content, whole: true}, appended, p) }); got != c.fails {
+		if got := caught(func(p *problems) {
+			checkLogView(logSeen{what: "records.ndjson", content: c.content, whole: true}, appended, p)
+		}); got != c.fails {
 			t.Errorf("checkLogView, %s: reported %v, want %v", c.name, got, c.fails)
 		}
 	}

@@ -229,6 +229,17 @@ func (p *problems) report(t *testing.T) {
 	}
 }
 
+// staleViewOpen reports an open of a log or queue view that failed with
+// ESTALE ("Stale file handle"). This is a known defect of the mount, not
+// of what it shows: under a steady stream of appends an open of
+// records.ndjson or a queue view now and then fails with ESTALE (the
+// kernel's one retry is refused too), reported with these tests. The
+// scenarios count such opens and log them instead of failing on them;
+// drop this exception once the defect is fixed.
+func staleViewOpen(out string) bool {
+	return strings.Contains(out, "Stale file handle")
+}
+
 // readNDJSON decodes every line of an acknowledgement log into T.
 func readNDJSON[T any](t *testing.T, path string) []T {
 	t.Helper()
