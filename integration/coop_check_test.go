@@ -47,16 +47,25 @@ func TestCoopJudgesCatchPlantedFaults(t *testing.T) {
 		}
 	}
 	byAttempt := map[string]docOp{"a/1": put("a", 1, 0, 10), "a/2": refused("a", 2, 0, 10)}
-	seen := func(n int, content string) bool {
-		return caught(func(p *problems) { checkDocSeen(docSeen{how: "cat", id: id, content: content}, byAttempt, p) })
+	seen := func(how string, t0, t1 int64, content string) bool {
+		return caught(func(p *problems) {
+			checkDocSeen(docSeen{how: how, id: id, content: content, t0: t0, t1: t1}, byAttempt, p)
+		})
 	}
-	if seen(1, recordText(id, docData{W: "a", N: 1, Slug: "s-a-1"}, true)) {
+	refusedText := recordText(id, docData{W: "a", N: 2, Slug: "s-a-2"}, false)
+	if seen("cat", 20, 30, recordText(id, docData{W: "a", N: 1, Slug: "s-a-1"}, true)) {
 		t.Errorf("checkDocSeen reported an acknowledged version")
 	}
-	if !seen(2, recordText(id, docData{W: "a", N: 2, Slug: "s-a-2"}, false)) {
-		t.Errorf("checkDocSeen missed a refused version")
+	if !seen("cat", 20, 30, refusedText) {
+		t.Errorf("checkDocSeen missed a refused version read after its refusal")
 	}
-	if !seen(1, `{"id":"`+id+`","data":{"w":"a","n":1,"slug":"s-a-1","kind":"","sc`) {
+	if seen("cat", 5, 30, refusedText) {
+		t.Errorf("checkDocSeen reported a write in progress read through the mount")
+	}
+	if !seen("storhfs get", 5, 30, refusedText) {
+		t.Errorf("checkDocSeen missed a refused version read from ROOT")
+	}
+	if !seen("cat", 20, 30, `{"id":"`+id+`","data":{"w":"a","n":1,"slug":"s-a-1","kind":"","sc`) {
 		t.Errorf("checkDocSeen missed a torn record")
 	}
 
