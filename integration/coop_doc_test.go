@@ -250,6 +250,7 @@ func TestCoopDocStore(t *testing.T) {
 		}
 		counts[op.W] = c
 	}
+	// STORHFS_COOP_DUMP=FILE keeps every op (JSON) for a failure's analysis.
 	if d := os.Getenv("STORHFS_COOP_DUMP"); d != "" {
 		b, _ := json.Marshal(ops)
 		os.WriteFile(d, b, 0o644)
