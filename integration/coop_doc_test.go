@@ -208,13 +208,13 @@ func TestCoopDocStore(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			mountWriter(t, u, w, uint64(100+wi), dir, tmp, deadline, &goOps, &probs)
+			mountWriter(t, u, w, uint64(100+wi), dir, tmp, deadline, &goOps)
 		}()
 	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		cliDocWriter(t, u, cliWriter, root, coll, tmp, deadline, &goOps, &probs)
+		cliDocWriter(t, u, cliWriter, root, coll, tmp, deadline, &goOps)
 	}()
 	readers := until(deadline, 2, func(ri, i int) {
 		docRead(rand.New(rand.NewPCG(uint64(ri), uint64(i))), u, root, coll, dir, observe, &probs)
@@ -337,7 +337,7 @@ func TestCoopDocStore(t *testing.T) {
 
 // mountWriter replaces and deletes records through the mount until the
 // deadline, logging each attempt.
-func mountWriter(t *testing.T, u docUniverse, w string, seed uint64, dir, tmp string, deadline time.Time, log *opLog, probs *problems) {
+func mountWriter(t *testing.T, u docUniverse, w string, seed uint64, dir, tmp string, deadline time.Time, log *opLog) {
 	r := rand.New(rand.NewPCG(seed, 7))
 	// compact: own records whose stored content is the one-line text this
 	// writer last stored (sed rewrites only those; nobody else writes them).
@@ -393,7 +393,7 @@ func mountWriter(t *testing.T, u docUniverse, w string, seed uint64, dir, tmp st
 }
 
 // cliDocWriter puts and deletes records with `storhfs put/delete` on ROOT.
-func cliDocWriter(t *testing.T, u docUniverse, w, root, coll, tmp string, deadline time.Time, log *opLog, probs *problems) {
+func cliDocWriter(t *testing.T, u docUniverse, w, root, coll, tmp string, deadline time.Time, log *opLog) {
 	r := rand.New(rand.NewPCG(99, 7))
 	for n := 1; time.Now().Before(deadline); n++ {
 		id := u.pick(r, w)
