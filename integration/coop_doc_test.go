@@ -321,10 +321,11 @@ func TestCoopDocStore(t *testing.T) {
 				break
 			}
 		}
-		// A known defect of the mount, reported with this test: after a
-		// record was replaced by renaming a scratch file onto it, a later
-		// write through the mount (cp) can leave the mount showing the
-		// renamed content (cut to the new size) for seconds. Logged, not
+		// A known defect of the mount, reported with this test: when a
+		// record is written through the mount (cp, cat >) while another
+		// process reads it, the mount can go on showing the previous
+		// content (cut to the new size) after the writer's close returned,
+		// at times for seconds after all activity stopped. Logged, not
 		// failed on, until it is fixed.
 		t.Logf("KNOWN DEFECT: the mount disagrees with ROOT after the run: %s (last written by %s, still after %v): mount %q (%v), ROOT %q (%v)",
 			id, lastBy, time.Since(start).Round(100*time.Millisecond), got, gerr, want, err)
