@@ -229,6 +229,15 @@ func (h *writeHandle) commitBuffer() (errno syscall.Errno, attempted bool) {
 		}
 		return 0, false
 	}
+	// A buffer whose commit failed stays refused until it changes (a write
+	// or truncate clears the failure): another descriptor of the same open
+	// file closing later, such as the shell's own copy of a redirect
+	// (`sh -c 'cat x > rec'`: cat's close fails, then the shell's dup2
+	// closes its copy), must not store what a close(2) already reported as
+	// not stored, even if the cause (a unique conflict) is gone by then.
+	if f := h.failure; f != nil {
+		return f.errno, false
+	}
 	if errno := h.load(); errno != 0 {
 		return errno, false
 	}
