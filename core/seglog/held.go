@@ -7,7 +7,6 @@ import (
 	"syscall"
 
 	"github.com/zeebo/xxh3"
-	"golang.org/x/sys/unix"
 
 	"storhfs/core/fsutil"
 )
@@ -128,7 +127,7 @@ func (v *view) willNeed(seg int32) {
 		return
 	}
 	if f, ok := v.held.files[seg]; ok {
-		_ = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_WILLNEED)
+		adviseWillNeed(f)
 	}
 }
 
