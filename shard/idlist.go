@@ -3,10 +3,11 @@ package shard
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"slices"
-	"syscall"
 	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sys/unix"
 )
 
 // IDList is every record key of a collection, in Walk's order and
@@ -105,11 +106,16 @@ type stateResult struct {
 // belongs to dirs[i].
 func readStates(dirs []string, prev *IDList, now time.Time) []stateResult {
 	out := make([]stateResult, len(dirs))
-	forEachIndex(len(dirs), dirReaders, func(i int) bool {
-		r := &out[i]
-		r.st, r.reused, r.err = stateOf(dirs[i], prev, now)
-		return true
-	})
+	var g errgroup.Group
+	g.SetLimit(dirReaders)
+	for i, dir := range dirs {
+		g.Go(func() error {
+			r := &out[i]
+			r.st, r.reused, r.err = stateOf(dir, prev, now)
+			return nil
+		})
+	}
+	_ = g.Wait() // the errors are in out
 	return out
 }
 
@@ -120,18 +126,14 @@ func stateOf(dir string, prev *IDList, now time.Time) (st dirState, reused bool,
 	// decide reuse: a state is only ever read by readDir, which refuses
 	// symlinks anywhere in dir, and a directory swapped since shows another
 	// inode and is read (and refused) again.
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return dirState{}, false, err
+	var sys unix.Stat_t
+	if err := unix.Lstat(dir, &sys); err != nil {
+		return dirState{}, false, &fs.PathError{Op: "lstat", Path: dir, Err: err}
 	}
-	sys, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return dirState{}, false, errors.New("shard: no inode number for " + dir)
-	}
-	mtime := fi.ModTime().UnixNano()
-	ctime := time.Unix(sys.Ctim.Sec, sys.Ctim.Nsec)
+	mtime := time.Unix(sys.Mtim.Unix())
+	ctime := time.Unix(sys.Ctim.Unix())
 	if prev != nil {
-		if old, ok := prev.dirs[dir]; ok && !old.racy && old.ino == sys.Ino && old.mtime == mtime && old.ctime == ctime.UnixNano() {
+		if old, ok := prev.dirs[dir]; ok && !old.racy && old.ino == sys.Ino && old.mtime == mtime.UnixNano() && old.ctime == ctime.UnixNano() {
 			return old, true, nil
 		}
 	}
@@ -140,8 +142,8 @@ func stateOf(dir string, prev *IDList, now time.Time) (st dirState, reused bool,
 		return dirState{}, false, err
 	}
 	return dirState{
-		ino: sys.Ino, mtime: mtime, ctime: ctime.UnixNano(), ids: ids, subdirs: subdirs,
-		racy: now.Sub(fi.ModTime()) < racyWindow || now.Sub(ctime) < racyWindow,
+		ino: sys.Ino, mtime: mtime.UnixNano(), ctime: ctime.UnixNano(), ids: ids, subdirs: subdirs,
+		racy: now.Sub(mtime) < racyWindow || now.Sub(ctime) < racyWindow,
 	}, false, nil
 }
 

@@ -6,12 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 func TestPaths(t *testing.T) {
@@ -259,40 +256,6 @@ func BenchmarkWalk(b *testing.B) {
 		}
 		if count != n {
 			b.Fatalf("walked %d", count)
-		}
-	}
-}
-
-// Entries of unknown type are typed by lstat: a vanished entry is skipped,
-// any other failure is an error (as os.ReadDir reports it), never a record
-// silently missing from a listing.
-func TestLstatType(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fd)
-	for _, tc := range []struct {
-		name    string
-		typ     uint8
-		gone    bool
-		wantErr bool
-	}{
-		{"file", unix.DT_REG, false, false},
-		{"sub", unix.DT_DIR, false, false},
-		{"missing", unix.DT_UNKNOWN, true, false},
-		{strings.Repeat("x", 300), unix.DT_UNKNOWN, false, true}, // ENAMETOOLONG
-	} {
-		typ, gone, err := lstatType(fd, tc.name)
-		if typ != tc.typ || gone != tc.gone || (err != nil) != tc.wantErr {
-			t.Errorf("lstatType(%.10s) = %d, %v, %v; want %d, %v, error %v", tc.name, typ, gone, err, tc.typ, tc.gone, tc.wantErr)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // ErrStop, returned by a Walk callback, ends the walk without error.
@@ -188,13 +190,17 @@ func readRecordDirs(dataDir string) ([]recordDir, error) {
 	trees := make([][]recordDir, len(subdirs))
 	errs := make([]error, len(subdirs))
 	var failed atomic.Bool // a reader failed: the others stop early
-	forEachIndex(len(subdirs), min(runtime.GOMAXPROCS(0), walkReaders), func(i int) bool {
-		if trees[i], errs[i] = readTrees(subdirs[i:i+1], nil, &failed); errs[i] != nil {
-			failed.Store(true)
-			return false
-		}
-		return true
-	})
+	var g errgroup.Group
+	g.SetLimit(min(runtime.GOMAXPROCS(0), walkReaders))
+	for i := range subdirs {
+		g.Go(func() error {
+			if trees[i], errs[i] = readTrees(subdirs[i:i+1], nil, &failed); errs[i] != nil {
+				failed.Store(true)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // the errors are in errs: the first by position is reported
 	for i := range subdirs {
 		if errs[i] != nil {
 			return nil, errs[i]

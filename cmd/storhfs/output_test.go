@@ -82,10 +82,16 @@ func TestRunProgressDrawsAndStops(t *testing.T) {
 	}
 	defer f.Close()
 	p := runProgress(f, "export pages", fileSize(dir+"/tty"))
-	time.Sleep(3 * progressTick)
+	// Poll until the first draw, within a deadline far past a tick.
+	var b []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if b, _ = os.ReadFile(dir + "/tty"); strings.Contains(string(b), "export pages") {
+			break
+		}
+		time.Sleep(progressTick / 4)
+	}
 	p.Finish()
 	p.Finish() // idempotent
-	b, _ := os.ReadFile(dir + "/tty")
 	if !strings.Contains(string(b), "export pages") {
 		t.Errorf("progress drew %q", b)
 	}

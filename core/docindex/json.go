@@ -71,38 +71,9 @@ func phpTrim(b []byte) []byte {
 	return b
 }
 
-// appendJSONString appends J(s) for a string. Most strings here (record
-// ids, keys) need no escaping: they are checked 8 bytes at a time and
-// copied; anything else goes through phpjson.AppendString.
-func appendJSONString(dst []byte, s string) ([]byte, error) {
-	if !plainJSON(s) {
-		return phpjson.AppendString(dst, s)
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"'), nil
-}
+// appendJSONString appends J(s) for a string.
+func appendJSONString(dst []byte, s string) ([]byte, error) { return phpjson.AppendString(dst, s) }
 
-// plainJSON reports whether every byte of s is in 0x20..0x7f and neither
-// '"' nor '\\', i.e. J(s) is s in quotes (0x7f, DEL, is written raw).
-// Eight bytes are tested at once with the classic SWAR tests; hasLess is
-// exact for "is any byte < n" when every byte is < 0x80 (checked first).
-func plainJSON(s string) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	hasLess := func(x, n uint64) bool { return (x-n*ones)&^x&highs != 0 }
-	hasByte := func(x, b uint64) bool { return hasLess(x^(b*ones), 1) }
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if x&highs != 0 || hasLess(x, 0x20) || hasByte(x, '"') || hasByte(x, '\\') {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
+// plainJSON reports whether J(s) is s in quotes: every byte is in
+// 0x20..0x7f and neither '"' nor '\\'.
+func plainJSON(s string) bool { return phpjson.PlainString(s) }

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"storhfs/core/fsutil"
 )
 
@@ -28,19 +30,20 @@ const rebuildWriters = 32
 // the rebuild can leave differ, and those are incomplete either way
 // (entries/ was deleted first; verify() reports it, reindex() redoes it).
 type syncWriter struct {
-	sem chan struct{} // one token per write in flight
+	g errgroup.Group // the writes in flight, at most limit; they never return an error
 
-	mu       sync.Mutex
-	dirs     map[string]bool // directories to fsync at the end
-	seq      int             // submission counter
-	err      error           // error of the earliest failed submission
-	errSeq   int
-	failed   bool
-	inFlight sync.WaitGroup
+	mu     sync.Mutex
+	dirs   map[string]bool // directories to fsync at the end
+	seq    int             // submission counter
+	err    error           // error of the earliest failed submission
+	errSeq int
+	failed bool
 }
 
 func newSyncWriter(limit int) *syncWriter {
-	return &syncWriter{sem: make(chan struct{}, limit), dirs: map[string]bool{}}
+	w := &syncWriter{dirs: map[string]bool{}}
+	w.g.SetLimit(limit)
+	return w
 }
 
 // write replaces path with the bytes produce returns, in the background.
@@ -61,16 +64,10 @@ func (w *syncWriter) write(done *sync.WaitGroup, path string, produce func() ([]
 	if done != nil {
 		done.Add(1)
 	}
-	w.inFlight.Add(1)
-	w.sem <- struct{}{}
-	go func() {
-		defer func() {
-			<-w.sem
-			w.inFlight.Done()
-			if done != nil {
-				done.Done()
-			}
-		}()
+	w.g.Go(func() error { // waits for a free slot
+		if done != nil {
+			defer done.Done()
+		}
 		content, err := produce()
 		if err == nil {
 			err = fsutil.WriteAtomicNoDirSync(path, content)
@@ -78,7 +75,8 @@ func (w *syncWriter) write(done *sync.WaitGroup, path string, produce func() ([]
 		if err != nil {
 			w.fail(seq, err)
 		}
-	}()
+		return nil
+	})
 }
 
 func (w *syncWriter) fail(seq int, err error) {
@@ -101,7 +99,7 @@ func (w *syncWriter) markDir(dir string) {
 // wait blocks until every submitted write has finished and returns the
 // earliest failure.
 func (w *syncWriter) wait() error {
-	w.inFlight.Wait()
+	_ = w.g.Wait() // the errors are in w.err
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.err
@@ -121,17 +119,13 @@ func (w *syncWriter) syncDirs() error {
 	}
 	w.mu.Unlock()
 	sort.Strings(dirs)
-	var wg sync.WaitGroup
 	for _, d := range dirs {
-		wg.Add(1)
-		w.sem <- struct{}{}
-		go func() {
-			defer func() { <-w.sem; wg.Done() }()
+		w.g.Go(func() error {
 			_ = fsutil.FsyncDir(d)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	return nil
+	return w.g.Wait()
 }
 
 // dirOf is the part of a slash path before its last slash. Index paths are

@@ -245,29 +245,7 @@ func BenchmarkReadFloor(b *testing.B) {
 	s := benchOpen(b, f)
 	done := startCPU(b)
 	for i := 0; i < b.N; i++ {
-		if err := withRecordFile(fileAt(s.RecordPath(f.ids[(i*7919)%len(f.ids)])), true, func([]byte) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
-	}
-	done(b.N)
-	perRecord(b, b.N)
-}
-
-// BenchmarkReadFloorAt is BenchmarkReadFloor with the files opened relative
-// to a C/data directory fd, as scans do.
-func BenchmarkReadFloorAt(b *testing.B) {
-	f := fixture(b, "read", nil)
-	s := benchOpen(b, f)
-	dirfd, err := unix.Open(s.Dir()+"/data", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer unix.Close(dirfd)
-	done := startCPU(b)
-	for i := 0; i < b.N; i++ {
-		id := f.ids[(i*7919)%len(f.ids)]
-		rf := recordFile{dirfd: dirfd, rel: id[24:26] + "/" + id + ".jsonc", path: id}
-		if err := withRecordFile(rf, true, func([]byte) error { return nil }); err != nil {
+		if err := withRecordFile(s.RecordPath(f.ids[(i*7919)%len(f.ids)]), func([]byte) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -95,7 +95,7 @@ var ErrBusy error = &kind{name: "collection is in use by another writer", parent
 // other live process has a writer marker (else ErrBusy): docs/format/docstore.md §6 forbids
 // deleting it while others may use it. Markers of this process are ours
 // to drop (the caller closes its own stores afterwards).
-func RemoveEmpty(root, collection string) error {
+func RemoveEmpty(root, collection string) (err error) {
 	dir := CollectionDir(root, collection)
 	if _, err := fsutil.Stat(dir); err != nil {
 		return err
@@ -108,7 +108,7 @@ func RemoveEmpty(root, collection string) error {
 	if err := lock.Lock(); err != nil {
 		return wrapError(nil, msgLock, err)
 	}
-	defer lock.Unlock()
+	defer lock.UnlockInto(&err)
 	if err := removeEmptyLocked(dir); err != nil {
 		return fmt.Errorf("remove collection %s: %w", dir, err)
 	}
@@ -127,8 +127,8 @@ func removeEmptyLocked(dir string) error {
 		return err
 	}
 	for _, b := range buckets {
-		if err := fsutil.Remove(dir + "/data/" + b.Name()); err != nil {
-			return notEmpty("data/"+b.Name(), err)
+		if err := removeDir(dir+"/data/"+b.Name(), "data/"+b.Name()); err != nil {
+			return err
 		}
 	}
 	if err := fsutil.RemoveAll(dir + "/.storh"); err != nil {
@@ -137,10 +137,18 @@ func removeEmptyLocked(dir string) error {
 	if err := fsutil.Remove(dir + "/data"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := fsutil.Remove(dir); err != nil {
-		return notEmpty(dir, err)
+	return removeDir(dir, dir)
+}
+
+// removeDir removes the directory path; what names it in an ErrNotEmpty
+// (something was added since checkRemovable). Any other failure is
+// returned as it is: a permission or I/O error is not "not empty".
+func removeDir(path, what string) error {
+	err := fsutil.Remove(path)
+	if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+		return notEmpty(what, err)
 	}
-	return nil
+	return err
 }
 
 // checkRemovable fails with ErrNotEmpty, naming the first thing found,
@@ -175,12 +183,20 @@ func checkRemovable(dir string) error {
 		if !b.IsDir() {
 			return notEmpty("data/"+b.Name(), nil)
 		}
-		if name, err := firstEntry(dir + "/data/" + b.Name()); err != nil || name != "" {
-			return notEmpty("data/"+b.Name()+"/"+name, err)
+		name, err := firstEntry(dir + "/data/" + b.Name())
+		if err != nil {
+			return err
+		}
+		if name != "" {
+			return notEmpty("data/"+b.Name()+"/"+name, nil)
 		}
 	}
-	if name, err := firstEntry(dir + "/.storh/corrupt"); err != nil || name != "" {
-		return notEmpty(".storh/corrupt/"+name+" (a quarantined record)", err)
+	name, err := firstEntry(dir + "/.storh/corrupt")
+	if err != nil {
+		return err
+	}
+	if name != "" {
+		return notEmpty(".storh/corrupt/"+name+" (a quarantined record)", nil)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package docstore
 import (
 	"errors"
 	"io/fs"
+	"slices"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -89,30 +90,21 @@ func recordData(obj *phpjson.Array) *phpjson.Array {
 // only lent to the callback; phpjson.Decode copies what it keeps.
 var readBufPool = sync.Pool{New: func() any { b := make([]byte, 8192); return &b }}
 
-// recordFile names a record file to read: rel opened relative to the
-// directory fd dirfd (unix.AT_FDCWD: rel is path), path for messages.
+// recordFile names a record file to read.
 type recordFile struct {
-	dirfd   int
-	rel     string
 	path    string
 	idValid bool // the expected id was validated (Get, GetEach)
 }
 
-// fileAt names path, opened as is.
-func fileAt(path string) recordFile { return recordFile{dirfd: unix.AT_FDCWD, rel: path, path: path} }
+// fileAt names path.
+func fileAt(path string) recordFile { return recordFile{path: path} }
 
-// withRecordFile reads a whole record file with open/read/close and no
-// fstat (the hot path of cold gets and scans) and passes its bytes to fn,
-// which must not retain them. A missing file returns an error satisfying
-// errors.Is(err, fs.ErrNotExist). Files larger than MaxRecordBytes fail
-// with ErrInvalidRecord.
-//
-// With trustShort, a read that does not fill the buffer is taken as the
-// end of the file (true of regular files on local file systems) and the
-// final zero-length read is skipped; callers re-read without it when the
-// content does not parse, so a short read elsewhere costs only time.
-func withRecordFile(f recordFile, trustShort bool, fn func(content []byte) error) error {
-	fd, err := openRetry(f)
+// withRecordFile reads a whole record file (open, read to EOF, close; no
+// fstat) and passes its bytes to fn, which must not retain them. A
+// missing file returns an error satisfying errors.Is(err, fs.ErrNotExist).
+// Files larger than MaxRecordBytes fail with ErrInvalidRecord.
+func withRecordFile(path string, fn func(content []byte) error) error {
+	fd, err := openRecord(path)
 	if err != nil {
 		return err
 	}
@@ -123,51 +115,41 @@ func withRecordFile(f recordFile, trustShort bool, fn func(content []byte) error
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) >= MaxRecordBytes {
-				return newError(ErrInvalidRecord, "storage file exceeds the record size limit: "+f.path)
+				return newError(ErrInvalidRecord, "storage file exceeds the record size limit: "+path)
 			}
-			grown := make([]byte, len(buf), 2*cap(buf))
-			copy(grown, buf)
-			buf = grown
+			buf = slices.Grow(buf, cap(buf))
 			if cap(buf) <= 1<<20 {
 				*bp = buf // keep moderately grown buffers
 			}
 		}
 		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return &fs.PathError{Op: "read", Path: f.path, Err: err}
-		}
-		if n == 0 {
-			break
-		}
-		buf = buf[:len(buf)+n]
-		if trustShort && len(buf) < cap(buf) {
-			break
+		switch {
+		case err == unix.EINTR:
+		case err != nil:
+			return &fs.PathError{Op: "read", Path: path, Err: err}
+		case n == 0:
+			return fn(buf)
+		default:
+			buf = buf[:len(buf)+n]
 		}
 	}
-	return fn(buf)
 }
 
-func openRetry(f recordFile) (int, error) {
+// openRecord opens path read-only without following a symlink at any
+// component (fsutil.OpenAt: a symlinked record, bucket or collection fails
+// with ELOOP instead of showing what it points at). It uses the bare
+// descriptor, not an os.File, which would cost a syscall more per record.
+func openRecord(path string) (int, error) {
 	for {
-		fd, err := openat(f.dirfd, f.rel)
+		fd, err := fsutil.OpenAt(unix.AT_FDCWD, path, unix.O_RDONLY, 0)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return -1, fsutil.PathError("open", f.path, err)
+			return -1, fsutil.PathError("open", path, err)
 		}
 		return fd, nil
 	}
-}
-
-// openat opens path read-only relative to dirfd without following a
-// symlink at any component (fsutil.OpenAt): a symlinked record, bucket or
-// collection fails with ELOOP instead of showing what it points at.
-func openat(dirfd int, path string) (int, error) {
-	return fsutil.OpenAt(dirfd, path, unix.O_RDONLY, 0)
 }
 
 // loadRecord reads and validates the record file at path for id. A missing
@@ -198,10 +180,7 @@ func loadRecordFileWith(id string, f recordFile, take func(content []byte) bool)
 		data, parseErr = parseRecord(content, id, f.path, f.idValid)
 		return nil
 	}
-	err := withRecordFile(f, true, parse)
-	if err == nil && parseErr != nil {
-		err = withRecordFile(f, false, parse)
-	}
+	err := withRecordFile(f.path, parse)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, nil

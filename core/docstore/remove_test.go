@@ -103,3 +103,40 @@ func writeTestFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// A removal that fails for another reason than content is reported as
+// that failure, not as ErrNotEmpty: rmdir of an empty bucket that is a
+// mount point fails with EBUSY. (It used to say "not empty".)
+func TestRemoveEmptyKeepsOtherRemovalErrors(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a bind mount")
+	}
+	root := t.TempDir()
+	if err := Create(root, "notes"); err != nil {
+		t.Fatal(err)
+	}
+	bucket := CollectionDir(root, "notes") + "/data/ab"
+	if err := os.MkdirAll(bucket, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount(t.TempDir(), bucket, "", syscall.MS_BIND, ""); err != nil {
+		t.Skipf("bind mount: %v", err)
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(bucket, syscall.MNT_DETACH) })
+	err := RemoveEmpty(root, "notes")
+	if !errors.Is(err, syscall.EBUSY) || errors.Is(err, ErrNotEmpty) {
+		t.Fatalf("RemoveEmpty with a busy bucket = %v, want EBUSY and not ErrNotEmpty", err)
+	}
+}
+
+// A mutation whose flock fails to release reports it: the lock may still
+// be held and block every other writer. (The error used to be dropped.)
+func TestWriteLockReportsUnlockFailure(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	err := s.withWriteLock(func() error {
+		return s.lock.Unlock() // the deferred release then finds it unlocked
+	})
+	if err == nil || !strings.Contains(err.Error(), "not locked") {
+		t.Fatalf("withWriteLock with a failing unlock = %v, want the unlock error", err)
+	}
+}

@@ -2,11 +2,7 @@ package docstore
 
 import (
 	"errors"
-	"strings"
 
-	"golang.org/x/sys/unix"
-
-	"storhfs/core/fsutil"
 	"storhfs/core/readahead"
 	"storhfs/shard"
 )
@@ -40,8 +36,6 @@ func (s *Store) scanRecords(after string, keep func(id string) (ok, stop bool), 
 // scanRecordsWith is scanRecords with load (loadScanned plus more work done
 // on the reading goroutines) instead of loadScanned.
 func (s *Store) scanRecordsWith(after string, keep func(id string) (ok, stop bool), load func(*scanned), fn func(*scanned) error) error {
-	data := s.openDataDir()
-	defer data.close()
 	walk := func(visit func(scanned) error) error {
 		return s.scanFiles(after, func(id, path string) error {
 			if keep != nil {
@@ -55,7 +49,6 @@ func (s *Store) scanRecordsWith(after string, keep func(id string) (ok, stop boo
 			}
 			r := scanned{id: id}
 			r.path = path
-			r.dirfd, r.rel = data.at(path)
 			return visit(r)
 		})
 	}
@@ -81,14 +74,11 @@ func getScanned(r *scanned) {
 // records ahead (getWindow) on readahead.Workers goroutines. fn returning ErrStop
 // or shard.ErrStop ends it without error.
 func (s *Store) GetEach(ids []string, fn func(id string, rec *Record) error) error {
-	data := s.openDataDir()
-	defer data.close()
 	walk := func(visit func(scanned) error) error {
 		for _, id := range ids {
 			r := scanned{id: id} // no path for an invalid id: getScanned skips it
 			if validID(id) == nil {
 				r.path = s.RecordPath(id)
-				r.dirfd, r.rel = data.at(r.path)
 				r.idValid = true
 			}
 			if err := visit(r); err != nil {
@@ -116,36 +106,4 @@ func stopIsNil(err error) error {
 		return nil
 	}
 	return err
-}
-
-// dataDirFD is C/data held open for one scan or GetEach: files below it
-// are opened relative to it, so the kernel resolves one or two path
-// components per file instead of the whole path. fd is unix.AT_FDCWD when
-// it could not be opened (no data directory yet): paths are used as is.
-type dataDirFD struct {
-	fd     int
-	prefix string // C/data/
-}
-
-func (s *Store) openDataDir() dataDirFD {
-	dir := shard.DataDir(s.dir)
-	fd, err := fsutil.OpenAt(unix.AT_FDCWD, dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-	if err != nil {
-		fd = unix.AT_FDCWD
-	}
-	return dataDirFD{fd: fd, prefix: dir + "/"}
-}
-
-// at returns how to open path: relative to d.fd when below it.
-func (d dataDirFD) at(path string) (dirfd int, rel string) {
-	if d.fd != unix.AT_FDCWD && strings.HasPrefix(path, d.prefix) {
-		return d.fd, path[len(d.prefix):]
-	}
-	return unix.AT_FDCWD, path
-}
-
-func (d dataDirFD) close() {
-	if d.fd != unix.AT_FDCWD {
-		_ = unix.Close(d.fd)
-	}
 }

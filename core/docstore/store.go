@@ -147,7 +147,7 @@ func (s *Store) RecordPath(id string) string { return shard.RecordPath(s.dir, id
 
 // withWriteLock runs fn as one mutation: instance mutex, flock on
 // C/.storh/write.lock, writer marker registered, manifest re-read (7.10).
-func (s *Store) withWriteLock(fn func() error) error {
+func (s *Store) withWriteLock(fn func() error) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -166,7 +166,7 @@ func (s *Store) withWriteLock(fn func() error) error {
 	if err := s.lock.Lock(); err != nil {
 		return wrapError(nil, msgLock, err)
 	}
-	defer s.lock.Unlock()
+	defer s.lock.UnlockInto(&err)
 	if err := s.writer.Register(); err != nil {
 		return err
 	}

@@ -77,6 +77,15 @@ func (l *Lock) Unlock() error {
 	return nil
 }
 
+// UnlockInto is Unlock for a defer: a failure is joined into *err. A
+// flock that failed to release may still be held and would block every
+// other writer, so it must not pass unseen.
+func (l *Lock) UnlockInto(err *error) {
+	if uerr := l.Unlock(); uerr != nil {
+		*err = errors.Join(*err, uerr)
+	}
+}
+
 // Held reports whether this *Lock currently holds the flock (depth > 0).
 func (l *Lock) Held() bool {
 	l.mu.Lock()

@@ -1,12 +1,15 @@
 package fsutil
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestLockExcludesOtherDescriptor(t *testing.T) {
@@ -25,6 +28,11 @@ func TestLockExcludesOtherDescriptor(t *testing.T) {
 	if err := a.Lock(); err != nil {
 		t.Fatal(err)
 	}
+	// While a holds it, b's descriptor cannot take it: a non-blocking
+	// attempt fails at once (no waiting to see whether Lock returns).
+	if err := unix.Flock(int(b.f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != unix.EWOULDBLOCK {
+		t.Fatalf("non-blocking flock on a second descriptor while held: %v, want EWOULDBLOCK", err)
+	}
 	var bHolds atomic.Bool
 	done := make(chan struct{})
 	go func() {
@@ -38,9 +46,10 @@ func TestLockExcludesOtherDescriptor(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	time.Sleep(100 * time.Millisecond)
-	if bHolds.Load() {
+	select {
+	case <-done:
 		t.Fatal("second descriptor took the lock while the first held it")
+	default:
 	}
 	if err := a.Unlock(); err != nil {
 		t.Fatal(err)
@@ -52,6 +61,35 @@ func TestLockExcludesOtherDescriptor(t *testing.T) {
 	}
 	if !bHolds.Load() {
 		t.Fatal("second lock did not run")
+	}
+}
+
+// UnlockInto reports a failed release into the deferring function's error
+// and keeps an error already there.
+func TestUnlockIntoJoinsTheFailure(t *testing.T) {
+	l, err := OpenLock(filepath.Join(t.TempDir(), "write.lock"), os.O_RDWR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var none error
+	l.UnlockInto(&none) // not locked: Unlock fails
+	if none == nil {
+		t.Fatal("UnlockInto dropped the unlock failure")
+	}
+	first := errors.New("the operation failed")
+	err = first
+	l.UnlockInto(&err)
+	if !errors.Is(err, first) || err == first {
+		t.Fatalf("UnlockInto = %v, want both failures", err)
+	}
+	if err := l.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	var ok error
+	l.UnlockInto(&ok)
+	if ok != nil {
+		t.Fatalf("UnlockInto after a good release = %v", ok)
 	}
 }
 

@@ -68,6 +68,24 @@ func (d *decoder) scanString(pos int) (string, int, error) {
 	}
 }
 
+// PlainString reports whether every byte of s stands for itself inside a
+// JSON string (plainStringByte): then J(s) is s in quotes and the string
+// token "s" decodes to s.
+func PlainString(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if nonPlainBytes(load64(s, i)) != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if !plainStringByte[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
 // load64 returns s[i:i+8] as a little-endian word (one load once the
 // compiler merges the byte loads).
 func load64(s string, i int) uint64 {

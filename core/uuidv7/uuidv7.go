@@ -38,32 +38,16 @@ func Valid(id string) bool {
 	default:
 		return false
 	}
-	// Five overlapping 8-byte words cover the 32 hex digits; the bytes of
-	// the dashes and the variant (checked above) are masked out.
-	const dashAt13 = 0xff << (4 * 8)                                 // id[9:17] byte 4
-	const dashesAndVariant = 0xff<<(2*8) | 0xff<<(3*8) | 0xff<<(7*8) // id[16:24] bytes 2, 3, 7
-	return hexWord(load8(id, 0), 0) && hexWord(load8(id, 9), dashAt13) &&
-		hexWord(load8(id, 16), dashesAndVariant) && hexWord(load8(id, 24), 0) && hexWord(load8(id, 28), 0)
-}
-
-// load8 reads s[i:i+8] as a little-endian word (one load on amd64).
-func load8(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-}
-
-// hexWord reports whether every byte of w outside the bytes set in skip is
-// a hex digit of either case. Per byte b < 0x80, b+(0x80-n) sets the high
-// bit exactly when b >= n and never carries into the next byte.
-func hexWord(w, skip uint64) bool {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
-	atLeast := func(x uint64, n uint64) uint64 { return (x + ones*(0x80-n)) & high }
-	lower := w | ones*0x20
-	digit := atLeast(w, '0') &^ atLeast(w, '9'+1)
-	letter := atLeast(lower, 'a') &^ atLeast(lower, 'f'+1)
-	ok := (digit | letter) &^ (w & high) // a byte >= 0x80 is never hex
-	return (ok|skip)&high == high
+	for i := 0; i < TextLen; i++ {
+		switch i {
+		case 8, 13, 18, 23: // the dashes, checked above
+		default:
+			if hexVal(id[i]) < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // hexVal returns the value of one hex digit of either case, or -1.
