@@ -4,6 +4,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
@@ -30,9 +31,16 @@ import (
 // file). The likeliest cause is the kernel keeping pages across a direct
 // I/O write, which updates the size but not the pages, so the old bytes
 // survive under the new size; without KEEP_CACHE no case was seen.
+//
+// The kernel also cuts page-cache reads at the size it holds, which may be
+// the old file's for up to the attribute timeout after a change made
+// outside the mount (a PHP rewrite): a caching read would then return the
+// new file cut short. So for attrTTL after an open first finds a new file
+// on the node, opens get direct I/O, which reads to the file's real end.
 type pageCache struct {
 	mu      sync.Mutex
 	cached  storedFile                 // the file the cached pages come from; zero: none known
+	changed time.Time                  // when an open first found the node on cached
 	readers map[*readHandle]storedFile // open handles that read through the page cache
 }
 
@@ -58,12 +66,13 @@ func storedFileOf(f *os.File) (storedFile, bool) {
 
 // open registers h, a read-only handle of the record file f, and returns
 // its FOPEN flags:
-//   - an open caching handle reads another file: DIRECT_IO (h is not
-//     registered: it leaves the pages alone);
+//   - an open caching handle reads another file, or f is new to the node
+//     (less than attrTTL ago): DIRECT_IO (h is not registered: it leaves
+//     the pages alone);
 //   - the cached pages come from f, and keep (a read-only mount): KEEP_CACHE;
 //   - else no cache flag: the kernel drops the node's pages at this open,
 //     and from now on they come from f.
-func (p *pageCache) open(h *readHandle, f *os.File, keep bool) uint32 {
+func (p *pageCache) open(h *readHandle, f *os.File, keep bool, now time.Time, attrTTL time.Duration) uint32 {
 	file, ok := storedFileOf(f)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -75,15 +84,20 @@ func (p *pageCache) open(h *readHandle, f *os.File, keep bool) uint32 {
 			return fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH
 		}
 	}
+	if p.cached != file {
+		p.cached, p.changed = file, now
+	}
+	if now.Sub(p.changed) < attrTTL {
+		return fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH
+	}
 	if p.readers == nil {
 		p.readers = map[*readHandle]storedFile{}
 	}
 	p.readers[h] = file
 	h.pages = p
-	if p.cached == file && keep {
+	if keep {
 		return fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH
 	}
-	p.cached = file
 	return fuse.FOPEN_NOFLUSH
 }
 

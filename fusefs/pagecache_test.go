@@ -4,19 +4,20 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
 func TestPageCacheDecisions(t *testing.T) {
 	dir := t.TempDir()
-	open := func(name, content string) *os.File {
+	replace := func(content string) *os.File {
 		t.Helper()
-		path := filepath.Join(dir, name)
+		path := filepath.Join(dir, "r")
 		if err := os.WriteFile(path+".tmp", []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Rename(path+".tmp", path); err != nil { // a replacement, as a commit does
+		if err := os.Rename(path+".tmp", path); err != nil { // a new file, as a commit makes
 			t.Fatal(err)
 		}
 		f, err := os.Open(path)
@@ -27,33 +28,40 @@ func TestPageCacheDecisions(t *testing.T) {
 		return f
 	}
 	const keep, direct = fuse.FOPEN_KEEP_CACHE, fuse.FOPEN_DIRECT_IO
+	const ttl = time.Second
+	t0 := time.Unix(1000, 0)
 	var p pageCache
-	a1 := &readHandle{f: open("r", "old")}
-	if got := p.open(a1, a1.f, true); got&(keep|direct) != 0 {
-		t.Fatalf("first open: flags %#x, want neither KEEP_CACHE nor DIRECT_IO (unknown pages are dropped)", got)
+	open := func(f *os.File, readOnly bool, at time.Time) (*readHandle, uint32) {
+		h := &readHandle{f: f}
+		return h, p.open(h, f, readOnly, at, ttl)
 	}
-	a2 := &readHandle{f: a1.f}
-	if got := p.open(a2, a2.f, true); got&keep == 0 {
-		t.Fatalf("second open of the same file on a read-only mount: flags %#x, want KEEP_CACHE", got)
+
+	a := replace("old")
+	if _, got := open(a, true, t0); got&direct == 0 {
+		t.Fatalf("first open: flags %#x, want DIRECT_IO (the kernel may hold another size)", got)
 	}
-	if got := p.open(&readHandle{f: a1.f}, a1.f, false); got&keep != 0 {
-		t.Fatalf("read-write mount: flags %#x, want no KEEP_CACHE", got)
+	if _, got := open(a, true, t0.Add(ttl/2)); got&direct == 0 {
+		t.Fatalf("open within the attribute timeout of the change: flags %#x, want DIRECT_IO", got)
 	}
-	b := &readHandle{f: open("r", "new!")}
-	if got := p.open(b, b.f, true); got&direct == 0 {
-		t.Fatalf("open of a replacement while the old file is read: flags %#x, want DIRECT_IO", got)
+	a1, got := open(a, false, t0.Add(ttl))
+	if got&(keep|direct) != 0 {
+		t.Fatalf("read-write mount, settled file: flags %#x, want page cache without KEEP_CACHE", got)
 	}
-	if b.pages != nil {
-		t.Fatal("a direct handle must not be registered")
+	if _, got := open(a, true, t0.Add(ttl)); got&keep == 0 {
+		t.Fatalf("read-only mount, settled file: flags %#x, want KEEP_CACHE", got)
 	}
-	for _, h := range []*readHandle{a1, a2} {
-		p.release(h)
+	b := replace("new!")
+	if h, got := open(b, true, t0.Add(3*ttl)); got&direct == 0 || h.pages != nil {
+		t.Fatalf("replacement while the old file is read: flags %#x (registered %v), want DIRECT_IO, unregistered", got, h.pages != nil)
 	}
 	for h := range p.readers {
 		p.release(h)
 	}
-	b2 := &readHandle{f: b.f}
-	if got := p.open(b2, b2.f, true); got&(keep|direct) != 0 {
-		t.Fatalf("first caching open of the replacement: flags %#x, want the old pages dropped", got)
+	_ = a1
+	if _, got := open(b, true, t0.Add(3*ttl)); got&direct == 0 {
+		t.Fatalf("first open of the replacement: flags %#x, want DIRECT_IO", got)
+	}
+	if _, got := open(b, true, t0.Add(4*ttl)); got&keep == 0 {
+		t.Fatalf("replacement settled: flags %#x, want KEEP_CACHE on a read-only mount", got)
 	}
 }

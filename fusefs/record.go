@@ -5,6 +5,7 @@ import (
 	"errors"
 	iofs "io/fs"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -65,7 +66,13 @@ func (c *collectionNode) openRecord(id string, flags uint32, pages *pageCache) (
 	}
 	// NOFLUSH: closing a read-only descriptor has nothing to commit.
 	h := &readHandle{f: f}
-	return h, pages.open(h, f, c.m.readOnly), 0
+	if _, pending := c.pendingSize(id); pending {
+		// The record's size is shown from a writer's unsaved buffer
+		// (recordAttr), so the kernel's size is not this file's: direct
+		// I/O reads the stored file to its real end.
+		return h, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+	}
+	return h, pages.open(h, f, c.m.readOnly, time.Now(), cacheTimeout), 0
 }
 
 // Setattr: ftruncate edits that descriptor's buffer; truncate(2) by path

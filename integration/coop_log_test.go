@@ -52,7 +52,7 @@ func TestCoopSegmentedLog(t *testing.T) {
 	tmp := t.TempDir()
 	root := filepath.Join(tmp, "root")
 	const coll = "events"
-	sh(t, "", fmt.Sprintf(`printf '{"w":"seed","n":1}\n' | %s log-append %s %s`, storhfsBin, root, coll))
+	sh(t, "", fmt.Sprintf(`printf '{"w":"seed","n":1}\n' | %s log-append %s %s`, testaidBin, root, coll))
 	m := startMount(t, root)
 
 	deadline := time.Now().Add(dur)
@@ -81,7 +81,7 @@ func TestCoopSegmentedLog(t *testing.T) {
 				b, _ := json.Marshal(d)
 				in.Write(append(b, '\n'))
 			}
-			out, err, t0, t1 := coopCmd([]byte(in.String()), storhfsBin, "log-append", "--max-segment-bytes", "16384", root, coll)
+			out, err, t0, t1 := coopCmd([]byte(in.String()), testaidBin, "log-append", "--max-segment-bytes", "16384", root, coll)
 			if err != nil {
 				probs.add("storhfs log-append failed", "%v: %s", err, out)
 				return

@@ -45,7 +45,7 @@ func TestCoopQueue(t *testing.T) {
 	tmp := t.TempDir()
 	root := filepath.Join(tmp, "root")
 	const name = "jobs"
-	runOK(t, "", storhfsBin, "queue-enqueue", root, name) // an empty queue
+	runOK(t, "", testaidBin, "queue-enqueue", root, name) // an empty queue
 	m := startMount(t, root)
 
 	deadline := time.Now().Add(dur)
@@ -79,7 +79,7 @@ func TestCoopQueue(t *testing.T) {
 				b, _ := json.Marshal(p)
 				in.Write(append(b, '\n'))
 			}
-			out, err, t0, t1 := coopCmd([]byte(in.String()), storhfsBin, "queue-enqueue", root, name)
+			out, err, t0, t1 := coopCmd([]byte(in.String()), testaidBin, "queue-enqueue", root, name)
 			c.IDs, c.T0, c.T1 = strings.Fields(out), t0, t1
 			if err != nil || len(c.IDs) != 3 {
 				probs.add("storhfs queue-enqueue failed", "%v: %s", err, out)
@@ -91,7 +91,7 @@ func TestCoopQueue(t *testing.T) {
 	go func() { // a storhfs worker
 		defer wg.Done()
 		for k := 0; time.Now().Before(deadline); k++ {
-			out, err, t0, t1 := coopCmd(nil, storhfsBin, "queue-claim", "-n", fmt.Sprint(1+k%3), root, name)
+			out, err, t0, t1 := coopCmd(nil, testaidBin, "queue-claim", "-n", fmt.Sprint(1+k%3), root, name)
 			if err != nil {
 				probs.add("storhfs queue-claim failed", "%v: %s", err, out)
 				return
@@ -107,7 +107,7 @@ func TestCoopQueue(t *testing.T) {
 			if keep {
 				args = []string{"queue-complete", "--keep", root, name}
 			}
-			out, err, t0, t1 = coopCmd(nil, storhfsBin, append(args, ids...)...)
+			out, err, t0, t1 = coopCmd(nil, testaidBin, append(args, ids...)...)
 			if err != nil {
 				probs.add("storhfs queue-complete failed", "%v: %s", err, out)
 				return

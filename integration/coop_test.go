@@ -45,20 +45,8 @@ type phpOracle struct {
 // directory); a missing one skips the test, naming it, and fails in CI.
 func requireOracle(t *testing.T) phpOracle {
 	t.Helper()
-	if _, err := exec.LookPath("php"); err != nil {
-		corpus.Missing(t, "php not installed (Debian's php-cli; ../shared/oracle/setup.sh installs it): cannot run the PHP storh oracle")
-	}
-	autoload := os.Getenv("STORH_AUTOLOAD")
-	if autoload == "" {
-		autoload = filepath.Join(filepath.Dir(corpus.ModuleRoot()), "shared", "oracle", "autoload.php")
-	}
-	o := phpOracle{autoload: autoload, bin: filepath.Join(filepath.Dir(autoload), "storh", "bin", "storh")}
-	for _, f := range []string{o.autoload, o.bin} {
-		if _, err := os.Stat(f); err != nil {
-			corpus.Missing(t, fmt.Sprintf("PHP storh oracle not found (../shared/oracle beside the repository, or $STORH_AUTOLOAD): %v", err))
-		}
-	}
-	return o
+	o := corpus.RequireOracle(t)
+	return phpOracle{autoload: o.Autoload, bin: o.Bin}
 }
 
 // env is the environment PHP clients run with.
