@@ -9,6 +9,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"storhfs/internal/fusectl"
 	"storhfs/internal/fuseopts"
 )
 
@@ -59,10 +60,11 @@ type Mounted struct {
 	server     *fuse.Server
 	state      *mountState
 	gate       *requestGate
-	watcher    *watcher      // nil with NoWatch
-	directly   bool          // mounted with mount(2) (root), not fusermount
-	served     chan struct{} // closed once the kernel connection is gone
-	connDir    string        // the connection's fusectl directory; "" if unknown
+	watcher    *watcher           // nil with NoWatch
+	directly   bool               // mounted with mount(2) (root), not fusermount
+	served     chan struct{}      // closed once the kernel connection is gone
+	conn       fusectl.Connection // the connection in fusectl, when hasConn
+	hasConn    bool
 }
 
 // cacheTimeout is the kernel's entry, attribute and negative cache
@@ -97,7 +99,11 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 		state.closeAll()
 		return nil, err
 	}
-	mt.connDir = connectionDir(mountpoint)
+	// From /proc/self/mountinfo: stat-ing its own mount from the serving
+	// process is best avoided.
+	if minor, err := fusectl.MinorOf(mountpoint); err == nil {
+		mt.conn, mt.hasConn = fusectl.Conn(minor), true
+	}
 	if !cfg.NoWatch {
 		mt.watcher, err = startWatcher(state, root.EmbeddedInode())
 		if err != nil {

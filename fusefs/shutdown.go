@@ -3,9 +3,7 @@ package fusefs
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -89,8 +87,7 @@ func (mt *Mounted) detach(busy error) error {
 // request was answered), or after replyWait. Without fusectl it waits
 // replySettle: the gate is closed, so what is left is writing answers.
 func (mt *Mounted) awaitReplies() {
-	waitingFile := filepath.Join(mt.connDir, "waiting")
-	if _, err := os.Stat(waitingFile); mt.connDir == "" || err != nil {
+	if _, err := mt.conn.Waiting(); !mt.hasConn || err != nil {
 		select {
 		case <-mt.served:
 		case <-time.After(replySettle):
@@ -104,34 +101,11 @@ func (mt *Mounted) awaitReplies() {
 			return
 		default:
 		}
-		b, err := os.ReadFile(waitingFile)
-		if err != nil || strings.TrimSpace(string(b)) == "0" {
+		if n, err := mt.conn.Waiting(); err != nil || n == 0 {
 			return
 		}
 		time.Sleep(time.Millisecond)
 	}
-}
-
-// connectionDir is the fusectl directory of the FUSE connection mounted at
-// mountpoint (/sys/fs/fuse/connections/<device minor>), or "". The device
-// comes from /proc/self/mountinfo: stat-ing its own mount from the serving
-// process is best avoided.
-func connectionDir(mountpoint string) string {
-	data, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return ""
-	}
-	dir := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 5 || f[4] != mountpoint {
-			continue
-		}
-		if major, minor, ok := strings.Cut(f[2], ":"); ok && major == "0" {
-			dir = "/sys/fs/fuse/connections/" + minor // the last mount there wins
-		}
-	}
-	return dir
 }
 
 func (mt *Mounted) lazyUnmount() error {

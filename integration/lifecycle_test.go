@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"storhfs/internal/fusectl"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -203,20 +205,13 @@ func abortMountsAt(t *testing.T, dir string) {
 	}
 }
 
-// fuseConnection is the fusectl directory of the FUSE mount at dir, or "".
+// fuseConnection is the fusectl directory of the storhfs mount at dir, or "".
 func fuseConnection(dir string) string {
-	data, err := os.ReadFile("/proc/self/mountinfo")
+	minor, err := fusectl.MinorOf(dir)
 	if err != nil {
 		return ""
 	}
-	conn := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 4 && f[4] == dir && strings.HasPrefix(f[2], "0:") {
-			conn = "/sys/fs/fuse/connections/" + strings.TrimPrefix(f[2], "0:")
-		}
-	}
-	return conn
+	return filepath.Join(fusectl.ConnectionsDir, strconv.FormatUint(uint64(minor), 10))
 }
 
 // abortOnCleanup makes sure at cleanup that m's FUSE connection is gone:

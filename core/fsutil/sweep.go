@@ -78,7 +78,29 @@ func markerStale(name string) bool {
 // unlinks) are ignored like PHP does.
 func SweepTemps(collectionDir string, now time.Time) {
 	nowSec := now.Unix()
-	stack := []string{collectionDir}
+	walkTemps(collectionDir, func(path, name string) {
+		fi, err := Stat(path)
+		if err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		if pid, ok := pidOfTemp(name); ok {
+			if !PIDAlive(pid) {
+				_ = Remove(path)
+			}
+			return
+		}
+		if nowSec-fi.ModTime().Unix() >= tempGraceSeconds {
+			_ = Remove(path)
+		}
+	})
+}
+
+// walkTemps calls fn for every entry below dir whose name starts with "."
+// and ends with ".tmp" and that is not a directory, descending into
+// subdirectories but never through a symlink (DirEntry types come from
+// lstat: a symlink is never IsDir). Unreadable directories are skipped.
+func walkTemps(dir string, fn func(path, name string)) {
+	stack := []string{dir}
 	for len(stack) > 0 {
 		dir := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -89,25 +111,11 @@ func SweepTemps(collectionDir string, now time.Time) {
 		for _, e := range entries {
 			name := e.Name()
 			path := dir + "/" + name
-			if e.IsDir() { // DirEntry types come from lstat: a symlink is never IsDir
+			switch {
+			case e.IsDir():
 				stack = append(stack, path)
-				continue
-			}
-			if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
-				continue
-			}
-			fi, err := Stat(path)
-			if err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			if pid, ok := pidOfTemp(name); ok {
-				if !PIDAlive(pid) {
-					_ = Remove(path)
-				}
-				continue
-			}
-			if nowSec-fi.ModTime().Unix() >= tempGraceSeconds {
-				_ = Remove(path)
+			case strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp"):
+				fn(path, name)
 			}
 		}
 	}

@@ -1,9 +1,5 @@
 package fsutil
 
-import (
-	"strings"
-)
-
 // IndexesDir is C/.storh/indexes, where every index file and its temps live.
 func IndexesDir(collectionDir string) string {
 	return collectionDir + "/.storh/indexes"
@@ -31,31 +27,16 @@ func IndexesDir(collectionDir string) string {
 // Symlinks are neither followed nor deleted; other files are never touched;
 // errors are ignored as in SweepTemps.
 func SweepIndexTemps(collectionDir string) (removed []string) {
-	stack := []string{IndexesDir(collectionDir)}
-	for len(stack) > 0 {
-		dir := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		entries, err := ReadDir(dir)
-		if err != nil {
-			continue
+	walkTemps(IndexesDir(collectionDir), func(path, name string) {
+		if fi, err := Stat(path); err != nil || !fi.Mode().IsRegular() {
+			return
 		}
-		for _, e := range entries {
-			name := e.Name()
-			path := dir + "/" + name
-			if e.IsDir() { // from lstat: a symlink is never IsDir
-				stack = append(stack, path)
-				continue
-			}
-			if !e.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
-				continue
-			}
-			if pid, ok := pidOfTemp(name); ok && PIDAlive(pid) {
-				continue
-			}
-			if Unlink(path) == nil {
-				removed = append(removed, path)
-			}
+		if pid, ok := pidOfTemp(name); ok && PIDAlive(pid) {
+			return
 		}
-	}
+		if Unlink(path) == nil {
+			removed = append(removed, path)
+		}
+	})
 	return removed
 }

@@ -174,6 +174,20 @@ func (c Connection) Exists() bool {
 	return err == nil
 }
 
+// Waiting is the number of requests the kernel sent on the connection and
+// has no answer for yet.
+func (c Connection) Waiting() (int, error) {
+	b, err := os.ReadFile(filepath.Join(c.path(), "waiting"))
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("FUSE connection %d waiting: %w", c.Minor, err)
+	}
+	return n, nil
+}
+
 // Abort fails every pending and future request of the connection. Aborting
 // an already aborted connection is harmless; a connection that no longer
 // exists is reported as os.ErrNotExist.
