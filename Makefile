@@ -8,13 +8,14 @@ BENCH_DATA ?= /tmp/storhfs-bench
 # Packages with concurrent code run under the race detector.
 RACE_PKGS := ./core/... ./fusefs/...
 
-.PHONY: help build run test vet bench clean
+.PHONY: help build run test vet bench bench-engines clean
 
 help:
 	@echo "make build            build $(BIN)"
 	@echo "make run [ROOT=dir]   mount ROOT (default: a generated demo root in ./$(DEMO_ROOT)) at ./$(MNT); Ctrl-C unmounts"
 	@echo "make test             go vet, unit tests (race detector on core and fusefs), integration tests (real mounts)"
 	@echo "make bench [BENCH_DATA=dir]  mount vs data dir at 100k records (as root; data cached in BENCH_DATA)"
+	@echo "make bench-engines [BENCH_ENGINES_FLAGS=--quick]  core engines vs PHP storh side by side (needs ../shared/oracle); exits 1 if a row is slower than PHP"
 
 build:
 	$(GO) build -o $(BIN) ./cmd/storhfs
@@ -38,6 +39,10 @@ test: vet
 
 bench: build
 	$(GO) run ./cmd/storhfs-bench --bin $(BIN) --records 100000 --create 10000 --log-records 500000 --runs 3 --data $(BENCH_DATA)
+
+# The PHP library comes from ../shared/oracle (setup.sh installs php-cli if missing).
+bench-engines:
+	eval "$$(../shared/oracle/setup.sh)" && $(GO) run ./bench/engines $(BENCH_ENGINES_FLAGS)
 
 clean:
 	rm -rf bin
