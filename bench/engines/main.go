@@ -8,7 +8,7 @@
 // part of the storhfs binary.
 //
 //	eval "$(../shared/oracle/setup.sh)"   # STORH_AUTOLOAD, php-cli
-//	go run ./bench/engines [--rounds 5 | --quick] [--engines docstore,seglog,queue] [--scratch DIR]
+//	go run ./bench/engines [--rounds 3 | --quick] [--engines docstore,seglog,queue] [--scratch DIR]
 //
 // Run it from the module root (make bench-engines does).
 package main
@@ -24,13 +24,13 @@ import (
 )
 
 func main() {
-	rounds := flag.Int("rounds", 5, "rounds; each runs PHP then Go once per engine")
-	quick := flag.Bool("quick", false, "2 rounds (a smoke check, not for BENCHMARKS.md)")
+	rounds := flag.Int("rounds", 3, "rounds; each runs PHP then Go once per engine")
+	quick := flag.Bool("quick", false, "1 round (a smoke check, not for BENCHMARKS.md)")
 	only := flag.String("engines", "docstore,seglog,queue", "engines to run, comma-separated")
 	scratch := flag.String("scratch", os.TempDir(), "where both sides write their collections (the same file system for both)")
 	flag.Parse()
 	if *quick {
-		*rounds = 2
+		*rounds = 1
 	}
 	if err := benchmark(*rounds, strings.Split(*only, ","), *scratch); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-engines:", err)
@@ -69,10 +69,12 @@ func benchmark(rounds int, names []string, scratch string) error {
 		testBin, _ = filepath.Abs(testBin)
 		res := newResult(e)
 		for r := 1; r <= rounds; r++ {
+			t0 := time.Now()
 			php, err := runPHP(e, scratch)
 			if err != nil {
 				return err
 			}
+			t1 := time.Now()
 			ours, err := runGo(e, testBin, scratch)
 			if err != nil {
 				return err
@@ -80,7 +82,8 @@ func benchmark(rounds int, names []string, scratch string) error {
 			if err := res.add(php, ours); err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "%s round %d/%d done (load %s)\n", e.name, r, rounds, loadavg())
+			fmt.Fprintf(os.Stderr, "%s round %d/%d: PHP %.0fs, Go %.0fs, load %s\n\tPHP %v\n\tGo  %v\n", e.name, r, rounds,
+				t1.Sub(t0).Seconds(), time.Since(t1).Seconds(), loadavg(), php, ours)
 		}
 		rep.results = append(rep.results, res)
 	}
