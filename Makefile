@@ -12,13 +12,14 @@ RACE_PKGS := ./core/... ./fusefs/...
 SEQS ?= 1000
 SEED ?= 1
 
-.PHONY: help build run test vet bench difftest clean install deb
+.PHONY: help build run test vet bench bench-engines difftest clean install deb
 
 help:
 	@echo "make build            build $(BIN)"
 	@echo "make run [ROOT=dir]   mount ROOT (default: a generated demo root in ./$(DEMO_ROOT)) at ./$(MNT); Ctrl-C unmounts"
 	@echo "make test             go vet, unit tests (race detector on core and fusefs), integration tests (real mounts)"
 	@echo "make bench [BENCH_DATA=dir]  mount vs data dir at 100k records (as root; data cached in BENCH_DATA)"
+	@echo "make bench-engines [BENCH_ENGINES_FLAGS=--quick]  core engines vs PHP storh side by side (needs ../shared/oracle); exits 1 if a row is slower than PHP"
 	@echo "make difftest [SEQS=n] [SEED=s]  n random op sequences per engine (seeds s..s+n-1), replayed by PHP (../shared/oracle) and by our engines"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=dir]  binary, mount(8) helper link, man page, completions, systemd unit"
 	@echo "make deb              bin/storhfs_VERSION_ARCH.deb of the same (PREFIX=/usr), built with dpkg-deb"
@@ -111,6 +112,10 @@ deb:
 		> $(DEB_ROOT)/DEBIAN/control
 	dpkg-deb -Zgzip --root-owner-group --build $(DEB_ROOT) $(DEB)
 	@echo "built $(DEB)"
+
+# The PHP library comes from ../shared/oracle (setup.sh installs php-cli if missing).
+bench-engines:
+	eval "$$(../shared/oracle/setup.sh)" && $(GO) run ./bench/engines $(BENCH_ENGINES_FLAGS)
 
 clean:
 	rm -rf bin
