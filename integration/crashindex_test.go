@@ -5,44 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"storhfs/internal/corpus"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// phpOracle returns the environment that points PHP at the reference storh
-// (../shared/oracle beside the repository, or $STORH_ORACLE) and its CLI.
-// Without PHP or the oracle the test is skipped, or fails when CI=true.
-func phpOracle(t *testing.T) (env []string, storhBin string) {
-	t.Helper()
-	dir := os.Getenv("STORH_ORACLE")
-	if dir == "" {
-		dir = "../../shared/oracle" // ../shared/oracle seen from the repository root
-	}
-	missing := func(why string) {
-		msg := fmt.Sprintf("PHP oracle unavailable (%s): this test drives the real PHP storh from ../shared/oracle "+
-			"(eval \"$(../shared/oracle/setup.sh)\" installs php-cli and sets STORH_ORACLE)", why)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	if _, err := exec.LookPath("php"); err != nil {
-		missing("no php in PATH")
-	}
-	autoload, err := filepath.Abs(filepath.Join(dir, "autoload.php"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	storhBin = filepath.Join(filepath.Dir(autoload), "storh", "bin", "storh")
-	for _, f := range []string{autoload, storhBin} {
-		if _, err := os.Stat(f); err != nil {
-			missing(err.Error())
-		}
-	}
-	return append(os.Environ(), "STORH_AUTOLOAD="+autoload), storhBin
-}
 
 // php runs a PHP script to completion (bounded) and returns its output.
 func php(t *testing.T, env []string, args ...string) (string, error) {
@@ -70,7 +38,8 @@ func php(t *testing.T, env []string, args ...string) (string, error) {
 // indexed queries find every record again, with nobody running reindex.
 func TestKilledWritersLeaveNoIndexDrift(t *testing.T) {
 	requireFuse(t)
-	env, storhBin := phpOracle(t)
+	oracle := corpus.RequireOracle(t)
+	env, storhBin := oracle.Env(), oracle.Bin
 	root := filepath.Join(t.TempDir(), "root")
 	script, err := filepath.Abs("testdata/crashindex.php")
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"storhfs/internal/corpus"
 	"storhfs/internal/fusectl"
 )
 
@@ -48,7 +49,8 @@ type writer struct {
 func newStorm(t *testing.T, phpWriters int) *storm {
 	t.Helper()
 	requireFuse(t)
-	autoload, phpBin := phpOracle(t)
+	oracle := corpus.RequireOracle(t)
+	autoload, phpBin := oracle.Autoload, oracle.Bin
 	s := &storm{t: t, root: filepath.Join(t.TempDir(), "root"), autoload: autoload, phpBin: phpBin, ledger: newLedger()}
 	if err := os.Mkdir(s.root, 0o755); err != nil {
 		t.Fatal(err)

@@ -4,17 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"storhfs/internal/corpus"
 	"testing"
 )
-
-// phpOracle locates the PHP storh reference and php (internal/corpus):
-// without them the test is skipped, except in CI (CI=true), where it fails.
-func phpOracle(t *testing.T) (autoload, bin string) {
-	t.Helper()
-	o := corpus.RequireOracle(t)
-	return o.Autoload, o.Bin
-}
 
 // phpWriterScript puts records in a loop with Storh\DocStore: new ones and
 // rewrites of its own, printing "TRY writer id v" before a rewrite and

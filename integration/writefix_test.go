@@ -11,8 +11,9 @@ import (
 	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
 	"storhfs/internal/treetest"
+
+	"golang.org/x/sys/unix"
 )
 
 // Data-loss cases of the write path, driven through a real mount with raw
