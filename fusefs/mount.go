@@ -54,7 +54,7 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	opts := MountOptions(cfg, logger, direct)
 	root := rootNode(state)
 	gate := &requestGate{}
-	rawFS := &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path("")}
+	rawFS := &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path(""), noOpen: state.noOpen}
 	server, err := fuse.NewServer(rawFS, mountpoint, &opts.MountOptions)
 	if err != nil {
 		state.closeAll()

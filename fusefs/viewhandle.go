@@ -67,6 +67,14 @@ func (h *viewHandle) follow() {
 	h.snap = cur
 }
 
+// catchUp moves the handle to the node's current snapshot: the node only
+// follows appends, so every byte the handle served is the same there.
+func (h *viewHandle) catchUp() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.follow()
+}
+
 func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -83,6 +91,9 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 // generations.
 type viewNodes struct {
 	gen atomic.Uint64 // the last node generation handed out
+	// byNode: the kernel sends no OPEN (a read-only mount), so the nodes
+	// read without handles (viewFile.shared); set before any node is made.
+	byNode bool
 
 	mu    sync.Mutex
 	stale map[staleOpen]time.Time // opens refused with ESTALE, and when
