@@ -19,6 +19,11 @@ type Config struct {
 	// NoWatch turns off the watch of ROOT (watch.go): changes made by
 	// other processes then show up only when the 1 s kernel caches expire.
 	NoWatch bool
+	// CacheTimeout is how long the kernel caches the entries, attributes
+	// and pages of records whose every change the watcher sees (a local
+	// ROOT): it invalidates what changes. 0: DefaultCacheTimeout; with
+	// NoWatch, or below cacheTimeout, records keep cacheTimeout.
+	CacheTimeout time.Duration
 	// MaxBufferBytes bounds the memory of write buffers, scratch files and
 	// commits together (0: DefaultMaxBufferBytes; see memBudget); beyond
 	// it writes fail with ENOSPC. Larger unsaved files spill to ROOT's disk.
@@ -39,7 +44,9 @@ type Mounted struct {
 }
 
 // cacheTimeout is the kernel's entry, attribute and negative cache
-// lifetime: how long a change made outside the mount may stay unseen.
+// lifetime: how long a change made outside the mount may stay unseen
+// where the watcher does not see every change (records of covered
+// collections are cached for Config.CacheTimeout: coverage.go).
 const cacheTimeout = time.Second
 
 // Mount mounts the catalog's storage root at mountpoint and serves it in the
@@ -50,6 +57,15 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 		logger = log.New(os.Stderr, "storhfs: ", log.LstdFlags)
 	}
 	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
+	if !cfg.NoWatch {
+		state.coverage.timeout = cfg.CacheTimeout
+		if state.coverage.timeout == 0 {
+			state.coverage.timeout = DefaultCacheTimeout
+		}
+		if state.coverage.timeout <= cacheTimeout {
+			state.coverage.timeout = 0
+		}
+	}
 	direct := os.Geteuid() == 0
 	opts := MountOptions(cfg, logger, direct)
 	root := rootNode(state)

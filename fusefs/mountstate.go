@@ -27,6 +27,11 @@ type mountState struct {
 	// noOpen: the kernel sends no OPEN (a read-only mount; rawfs.go
 	// mountFS.Open), so files are read by node, with no handle.
 	noOpen bool
+	// coverage: the collections whose records the kernel may cache long.
+	coverage watchCoverage
+	// outsideChanges counts record events the watcher received; a stat
+	// taken ahead (statahead.go) is not used once it moved.
+	outsideChanges atomic.Uint64
 
 	mu     sync.Mutex
 	stores map[string]*storeSlot   // collections by rel path

@@ -27,7 +27,7 @@ var (
 )
 
 func (r *recordNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	return r.c.recordAttrOut(r.id, out)
+	return r.c.storedAttrOut(r.id, out)
 }
 
 // Open: read-only opens read the stored file through the kernel page cache

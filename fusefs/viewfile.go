@@ -253,7 +253,9 @@ func (v *viewFile) Read(ctx context.Context, f fs.FileHandle, dest []byte, off i
 		// Released: the kernel forgot the node, so no file is open on it.
 		return nil, syscall.ESTALE
 	}
-	return h.Read(ctx, dest, off)
+	res, errno := h.Read(ctx, dest, off)
+	h.closeReaderWhenIdle()
+	return res, errno
 }
 
 // sharedHandle returns the node's shared handle, made on first use; nil

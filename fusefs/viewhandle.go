@@ -19,9 +19,41 @@ import (
 type viewHandle struct {
 	node *viewFile
 
-	mu   sync.Mutex
-	snap viewSnap
-	r    viewReader // of snap; nil until the first read
+	mu       sync.Mutex
+	snap     viewSnap
+	r        viewReader  // of snap; nil until the first read
+	lastRead time.Time   // a shared handle's last read (closeReaderWhenIdle)
+	idle     *time.Timer // closes an idle shared handle's reader; nil when none runs
+}
+
+// readerIdle is how long a shared handle (viewFile.shared) keeps its
+// reader, and the files the reader holds open, after its last read.
+const readerIdle = time.Second
+
+// closeReaderWhenIdle closes the reader once no read came for readerIdle:
+// a shared handle lives as long as its node, and cannot tell when the
+// files read through it are closed. The next read makes a new reader.
+func (h *viewHandle) closeReaderWhenIdle() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lastRead = time.Now()
+	if h.idle == nil {
+		h.idle = time.AfterFunc(readerIdle, h.closeIdleReader)
+	}
+}
+
+func (h *viewHandle) closeIdleReader() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if wait := readerIdle - time.Since(h.lastRead); wait > 0 {
+		h.idle.Reset(wait)
+		return
+	}
+	h.idle = nil
+	if h.r != nil {
+		h.r.Close()
+		h.r = nil
+	}
 }
 
 var (
