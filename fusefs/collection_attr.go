@@ -82,11 +82,19 @@ const volatileTimeout = time.Nanosecond
 // recordEntry describes record id for a lookup or create. Uncommitted
 // content also gets a short-lived name: a new record that is never stored
 // must vanish from the kernel's cache once its last writer is gone.
+//
+// A stored record of a collection the watcher fully covers is cached for
+// the long timeout: the watcher invalidates it when it changes, and the
+// mount's own changes invalidate it themselves.
 func (c *collectionNode) recordEntry(id string, out *fuse.EntryOut, pre *recordStat) syscall.Errno {
 	volatile, errno := c.recordAttr(id, &out.Attr, pre, true)
-	if volatile {
+	switch long := c.m.coverage.cacheTimeout(c.rel); {
+	case volatile:
 		out.SetAttrTimeout(volatileTimeout)
 		out.SetEntryTimeout(volatileTimeout)
+	case errno == 0 && long > 0:
+		out.SetAttrTimeout(long)
+		out.SetEntryTimeout(long)
 	}
 	return errno
 }
@@ -95,6 +103,19 @@ func (c *collectionNode) recordAttrOut(id string, out *fuse.AttrOut) syscall.Err
 	volatile, errno := c.recordAttr(id, &out.Attr, nil, false)
 	if volatile {
 		out.SetTimeout(volatileTimeout)
+	}
+	return errno
+}
+
+// storedAttrOut is recordAttrOut for the record's own node, whose stored
+// attributes are cached long like its entry (recordEntry).
+func (c *collectionNode) storedAttrOut(id string, out *fuse.AttrOut) syscall.Errno {
+	volatile, errno := c.recordAttr(id, &out.Attr, nil, false)
+	switch long := c.m.coverage.cacheTimeout(c.rel); {
+	case volatile:
+		out.SetTimeout(volatileTimeout)
+	case errno == 0 && long > 0:
+		out.SetTimeout(long)
 	}
 	return errno
 }

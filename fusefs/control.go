@@ -98,6 +98,7 @@ type errorsFile struct {
 var (
 	_ fs.NodeGetattrer = (*errorsFile)(nil)
 	_ fs.NodeOpener    = (*errorsFile)(nil)
+	_ fs.NodeReader    = (*errorsFile)(nil)
 )
 
 func (f *errorsFile) attr(out *fuse.Attr) {
@@ -120,6 +121,18 @@ func (f *errorsFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uin
 	}
 	data, _ := f.m.refusals.contents()
 	return &bytesReadHandle{data: data}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+}
+
+// Read serves the open's snapshot, or, when opens have no handle (a
+// read-only mount), the lines as they are now: the attributes are never
+// cached, so each read(2) asks for them first, and a changed size or time
+// drops the pages the kernel kept.
+func (f *errorsFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if h, ok := fh.(fs.FileReader); ok {
+		return h.Read(ctx, dest, off)
+	}
+	data, _ := f.m.refusals.contents()
+	return fuse.ReadResultData(sliceAt(data, dest, off)), 0
 }
 
 // bytesReadHandle reads a copy of a small control file's bytes, taken at

@@ -5,6 +5,7 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -23,6 +24,11 @@ type Config struct {
 	// NoWatch turns off the watch of ROOT (watch.go): changes made by
 	// other processes then show up only when the 1 s kernel caches expire.
 	NoWatch bool
+	// CacheTimeout is how long the kernel caches the entries, attributes
+	// and pages of records whose every change the watcher sees (a local
+	// ROOT): it invalidates what changes. 0: DefaultCacheTimeout; with
+	// NoWatch, or below cacheTimeout, records keep cacheTimeout.
+	CacheTimeout time.Duration
 	// MaxBufferBytes bounds the memory of write buffers, scratch files and
 	// commits together (0: DefaultMaxBufferBytes; see memBudget); beyond
 	// it writes fail with ENOSPC. Larger unsaved files spill to ROOT's disk.
@@ -68,7 +74,9 @@ type Mounted struct {
 }
 
 // cacheTimeout is the kernel's entry, attribute and negative cache
-// lifetime (internal/fuseopts).
+// lifetime: how long a change made outside the mount may stay unseen
+// where the watcher does not see every change (records of covered
+// collections are cached for Config.CacheTimeout: coverage.go).
 const cacheTimeout = fuseopts.CacheTimeout
 
 // Mount mounts the catalog's storage root at mountpoint and serves it in the
@@ -77,6 +85,15 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	events, logger, fuseLog := cfg.logs()
 	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
 	state.events = events
+	if !cfg.NoWatch {
+		state.coverage.timeout = cfg.CacheTimeout
+		if state.coverage.timeout == 0 {
+			state.coverage.timeout = DefaultCacheTimeout
+		}
+		if state.coverage.timeout <= cacheTimeout {
+			state.coverage.timeout = 0
+		}
+	}
 	direct := os.Geteuid() == 0
 	opts := fuseopts.Options(fuseopts.Settings{
 		FsName: cfg.FsName, AllowOther: cfg.AllowOther, Debug: cfg.Debug, ReadOnly: cfg.ReadOnly,
@@ -84,7 +101,7 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	})
 	root := rootNode(state)
 	gate := &requestGate{}
-	rawFS := &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path("")}
+	rawFS := &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path(""), noOpen: state.noOpen}
 	server, err := fuse.NewServer(rawFS, mountpoint, &opts.MountOptions)
 	if err != nil {
 		state.closeAll()

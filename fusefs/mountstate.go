@@ -27,6 +27,15 @@ type mountState struct {
 	symlinks   symlinkLog    // symlinks under ROOT refused, each reported once
 	started    time.Time     // when the mount state was made (times of .storhfs)
 
+	// noOpen: the kernel sends no OPEN (a read-only mount; rawfs.go
+	// mountFS.Open), so files are read by node, with no handle.
+	noOpen bool
+	// coverage: the collections whose records the kernel may cache long.
+	coverage watchCoverage
+	// outsideChanges counts record events the watcher received; a stat
+	// taken ahead (statahead.go) is not used once it moved.
+	outsideChanges atomic.Uint64
+
 	mu     sync.Mutex
 	stores map[string]*storeSlot   // collections by rel path
 	logs   map[string]*logSource   // log views by directory on disk
@@ -45,7 +54,7 @@ type storeSlot struct {
 func newMountState(c Catalog, readOnly bool, logger *log.Logger, maxBuffer int64) *mountState {
 	refusals := newRefusalLog(logger)
 	return &mountState{
-		catalog: c, readOnly: readOnly, log: logger, events: slog.New(slog.DiscardHandler), budget: newMemBudget(maxBuffer, c.Path(""), logger),
+		catalog: c, readOnly: readOnly, noOpen: readOnly, log: logger, events: slog.New(slog.DiscardHandler), budget: newMemBudget(maxBuffer, c.Path(""), logger),
 		refusals: refusals, symlinks: symlinkLog{refusals: refusals}, started: time.Now(),
 		stores: map[string]*storeSlot{}, logs: map[string]*logSource{}, queues: map[string]*queueSource{},
 	}
@@ -131,6 +140,7 @@ func (m *mountState) logSource(dir string) *logSource {
 	s, ok := m.logs[dir]
 	if !ok {
 		s = newLogSource(dir)
+		s.views.byNode = m.noOpen
 		m.logs[dir] = s
 	}
 	return s
@@ -143,6 +153,7 @@ func (m *mountState) queueSource(dir string) *queueSource {
 	s, ok := m.queues[dir]
 	if !ok {
 		s = newQueueSource(dir, nil)
+		s.views.byNode = m.noOpen
 		m.queues[dir] = s
 	}
 	return s

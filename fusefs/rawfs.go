@@ -13,6 +13,7 @@ type mountFS struct {
 	fuse.RawFileSystem
 	gate    *requestGate
 	statDir string // the storage root: its file system's figures are the mount's
+	noOpen  bool   // a read-only mount: OPEN and FLUSH answered ENOSYS (see Open)
 }
 
 var _ fuse.RawFileSystem = (*mountFS)(nil)
@@ -34,6 +35,18 @@ func (f *mountFS) StatFs(cancel <-chan struct{}, in *fuse.InHeader, out *fuse.St
 	return fuse.OK
 }
 
+// Lookup: an entry given volatileTimeout is sent with no lifetime at all,
+// so the kernel looks the name up again at its next use (go-fuse would
+// replace a zero by the mount's default; the smallest non-zero lifetime
+// still lasts one or two clock ticks in the kernel).
+func (f *mountFS) Lookup(cancel <-chan struct{}, h *fuse.InHeader, name string, out *fuse.EntryOut) fuse.Status {
+	st := f.RawFileSystem.Lookup(cancel, h, name, out)
+	if out.EntryValid == 0 && out.EntryValidNsec == uint32(volatileTimeout) {
+		out.EntryValidNsec = 0
+	}
+	return st
+}
+
 // gated runs op when the gate admits a request of kind k.
 func (f *mountFS) gated(k requestKind, op func() fuse.Status) fuse.Status {
 	if !f.gate.enter(k) {
@@ -43,7 +56,17 @@ func (f *mountFS) gated(k requestKind, op func() fuse.Status) fuse.Status {
 	return op()
 }
 
+// Open: a read-only mount answers ENOSYS, which the kernel takes, for the
+// whole connection and at once, as "opens need no server" (fc->no_open):
+// from then on it sends no OPEN nor RELEASE for any file, keeps each
+// file's pages across opens as with FOPEN_KEEP_CACHE, and sends READs
+// without a handle, which the nodes serve (recordNode.Read, viewFile.Read,
+// errorsFile.Read). A warm file then costs no request at all. (Directories
+// are opened with OPENDIR, which is unaffected.)
 func (f *mountFS) Open(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
+	if f.noOpen {
+		return fuse.ENOSYS
+	}
 	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Open(cancel, in, out) })
 }
 
@@ -99,7 +122,14 @@ func (f *mountFS) CopyFileRange(cancel <-chan struct{}, in *fuse.CopyFileRangeIn
 	return n, st
 }
 
+// Flush: without OPEN the kernel would still send a FLUSH at every
+// close(2); ENOSYS stops that too, for the connection (fc->no_flush).
+// Nothing is ever written on a read-only mount, so there is nothing to
+// commit at close.
 func (f *mountFS) Flush(cancel <-chan struct{}, in *fuse.FlushIn) fuse.Status {
+	if f.noOpen {
+		return fuse.ENOSYS
+	}
 	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.Flush(cancel, in) })
 }
 

@@ -25,10 +25,11 @@ var (
 	_ fs.NodeGetattrer = (*recordNode)(nil)
 	_ fs.NodeSetattrer = (*recordNode)(nil)
 	_ fs.NodeOpener    = (*recordNode)(nil)
+	_ fs.NodeReader    = (*recordNode)(nil)
 )
 
 func (r *recordNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	return r.c.recordAttrOut(r.id, out)
+	return r.c.storedAttrOut(r.id, out)
 }
 
 // Open: read-only opens read the stored file through the kernel page cache
@@ -37,6 +38,32 @@ func (r *recordNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.Att
 // content never lands in the page cache.
 func (r *recordNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	return r.c.openRecord(r.id, flags, &r.pages)
+}
+
+// Read serves a READ through the handle the open gave, or, without one
+// (a read-only mount answers no OPEN: mount.go, noOpen), from the stored
+// record file itself, opened for this read alone: the kernel keeps the
+// pages, so a READ comes only for what it does not hold.
+func (r *recordNode) Read(ctx context.Context, f fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if h, ok := f.(fs.FileReader); ok {
+		return h.Read(ctx, dest, off)
+	}
+	return r.c.readStored(r.id, dest, off)
+}
+
+// readStored reads record id's stored file at off.
+func (c *collectionNode) readStored(id string, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	s, errno := c.store()
+	if errno != 0 {
+		return nil, errno
+	}
+	f, err := s.OpenRecord(id)
+	if err != nil {
+		c.m.symlinks.note(err)
+		return nil, errnoOf(err, syscall.EIO)
+	}
+	defer f.Close()
+	return (&readHandle{f: f}).Read(context.Background(), dest, off)
 }
 
 // openRecord opens record id through a node whose page cache is pages.

@@ -16,8 +16,11 @@ import (
 //     statAheadWindow past the latest position taken;
 //   - a result is handed out once, to the lookup of its own position;
 //   - it is used only if no mutation of the collection through the mount
-//     happened since it was taken (collectionNode.mutations) and it is at
-//     most maxStatAge old; otherwise the lookup stats the record itself.
+//     happened since it was taken (collectionNode.mutations), no record
+//     event reached the watcher since (mountState.outsideChanges: with
+//     long kernel caches an older stat would stay cached, its invalidation
+//     having come before it), and it is at most maxStatAge old; otherwise
+//     the lookup stats the record itself.
 //
 // So a lookup never sees older attributes than it would have without
 // statAhead, save for outside writers within maxStatAge, a window far
@@ -52,6 +55,7 @@ type recordStat struct {
 	fi        os.FileInfo
 	err       error
 	mutations uint64 // collectionNode.mutations before the stat
+	outside   uint64 // mountState.outsideChanges before the stat
 	at        time.Time
 }
 
@@ -85,13 +89,13 @@ func (a *statAhead) run() {
 		}
 		pos := a.next
 		a.next++
-		mutations := a.c.mutations.Load()
+		mutations, outside := a.c.mutations.Load(), a.c.m.outsideChanges.Load()
 		a.mu.Unlock()
 
 		fi, err := a.s.StatRecord(a.ids[pos])
 
 		a.mu.Lock()
-		a.ring[pos%statAheadWindow] = recordStat{pos: pos + 1, fi: fi, err: err, mutations: mutations, at: time.Now()}
+		a.ring[pos%statAheadWindow] = recordStat{pos: pos + 1, fi: fi, err: err, mutations: mutations, outside: outside, at: time.Now()}
 		a.mu.Unlock()
 	}
 }
@@ -109,7 +113,7 @@ func (a *statAhead) take(pos int) *recordStat {
 	a.limit = max(a.limit, pos+1+statAheadWindow)
 	a.wake.Signal()
 	a.mu.Unlock()
-	if st.pos != pos+1 || st.mutations != a.c.mutations.Load() || time.Since(st.at) > maxStatAge {
+	if st.pos != pos+1 || st.mutations != a.c.mutations.Load() || st.outside != a.c.m.outsideChanges.Load() || time.Since(st.at) > maxStatAge {
 		return nil
 	}
 	return &st

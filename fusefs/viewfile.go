@@ -72,6 +72,14 @@ type viewReader interface {
 // releaseGrace (it keeps reporting its attributes; an open of it then
 // fails with ESTALE, which makes the kernel look the name up again), so
 // the old nodes the kernel keeps cached hold no files open.
+//
+// Without OPEN (a read-only mount, viewNodes.byNode) the node cannot count
+// its open files: it reads for all of them through one shared handle, and
+// keeps its snapshot until the kernel forgets the node, which it does once
+// the name stands for another node and the last file open on the old one
+// is closed. Each lookup of the name is then sent to the mount (a volatile
+// entry), so every open (a path walk) moves the node to the latest
+// snapshot or gives the name a new node, as an OPEN did.
 type viewFile struct {
 	fs.Inode
 	src  viewSource
@@ -85,7 +93,11 @@ type viewFile struct {
 	reported string    // key of the snapshot the kernel last got attributes of
 	frozen   bool      // the view changed other than by appends after cur
 	frozenAt time.Time // when frozen was set
-	handles  int       // open files of the node
+	handles  int       // open files of the node, shared included
+	// shared reads for every open file when opens have no handle
+	// (viewNodes.byNode); made at the first such read, it counts as one
+	// handle until the kernel forgets the node (releaseIfForgotten).
+	shared *viewHandle
 }
 
 // releaseGrace is how long a frozen or forgotten node keeps its snapshot.
@@ -106,6 +118,7 @@ var (
 	_ fs.NodeSetattrer   = (*viewFile)(nil)
 	_ fs.NodeOpener      = (*viewFile)(nil)
 	_ fs.NodeOnForgetter = (*viewFile)(nil)
+	_ fs.NodeReader      = (*viewFile)(nil)
 )
 
 // refresh moves the node to the latest snapshot when that one only
@@ -136,8 +149,14 @@ func (v *viewFile) refresh() bool {
 	}
 	v.mu.Lock()
 	v.cur, v.st = latest, latest.stat()
+	shared := v.shared
 	v.mu.Unlock()
 	cur.release()
+	if shared != nil {
+		// It serves every open file, for as long as the node lives: it
+		// must not hold on to the older snapshot (its files, its memory).
+		shared.catchUp()
+	}
 	return true
 }
 
@@ -224,6 +243,35 @@ func (v *viewFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	return &viewHandle{node: v, snap: v.cur}, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 }
 
+// Read serves a READ through its open file's handle or, with opens that
+// have none (viewNodes.byNode), through the node's shared handle.
+func (v *viewFile) Read(ctx context.Context, f fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if h, ok := f.(fs.FileReader); ok {
+		return h.Read(ctx, dest, off)
+	}
+	h := v.sharedHandle()
+	if h == nil {
+		// Released: the kernel forgot the node, so no file is open on it.
+		return nil, syscall.ESTALE
+	}
+	res, errno := h.Read(ctx, dest, off)
+	h.closeReaderWhenIdle()
+	return res, errno
+}
+
+// sharedHandle returns the node's shared handle, made on first use; nil
+// once the node released its snapshot.
+func (v *viewFile) sharedHandle() *viewHandle {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.shared == nil && v.cur != nil {
+		v.cur.retain()
+		v.handles++
+		v.shared = &viewHandle{node: v, snap: v.cur}
+	}
+	return v.shared
+}
+
 // isReported: the kernel was last given the current snapshot's attributes.
 func (v *viewFile) isReported() bool {
 	v.mu.Lock()
@@ -249,11 +297,14 @@ func (v *viewFile) releaseIfForgotten() {
 		v.mu.Unlock()
 		return
 	}
-	cur := v.cur
-	v.cur, v.frozen = nil, true
+	cur, shared := v.cur, v.shared
+	v.cur, v.frozen, v.shared = nil, true, nil
 	v.mu.Unlock()
 	if cur != nil {
 		cur.release()
+	}
+	if shared != nil {
+		shared.Release(context.Background())
 	}
 }
 
@@ -269,6 +320,9 @@ func callerPid(ctx context.Context) uint32 {
 // else a new one. name is the file's name in parent, mountPath its path in
 // the mount.
 func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, name, mountPath string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if src.nodes().byNode {
+		out.SetEntryTimeout(volatileTimeout)
+	}
 	if child := parent.GetChild(name); child != nil {
 		if old, ok := child.Operations().(*viewFile); ok && old.refresh() {
 			old.report(&out.Attr)

@@ -19,9 +19,41 @@ import (
 type viewHandle struct {
 	node *viewFile
 
-	mu   sync.Mutex
-	snap viewSnap
-	r    viewReader // of snap; nil until the first read
+	mu       sync.Mutex
+	snap     viewSnap
+	r        viewReader  // of snap; nil until the first read
+	lastRead time.Time   // a shared handle's last read (closeReaderWhenIdle)
+	idle     *time.Timer // closes an idle shared handle's reader; nil when none runs
+}
+
+// readerIdle is how long a shared handle (viewFile.shared) keeps its
+// reader, and the files the reader holds open, after its last read.
+const readerIdle = time.Second
+
+// closeReaderWhenIdle closes the reader once no read came for readerIdle:
+// a shared handle lives as long as its node, and cannot tell when the
+// files read through it are closed. The next read makes a new reader.
+func (h *viewHandle) closeReaderWhenIdle() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lastRead = time.Now()
+	if h.idle == nil {
+		h.idle = time.AfterFunc(readerIdle, h.closeIdleReader)
+	}
+}
+
+func (h *viewHandle) closeIdleReader() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if wait := readerIdle - time.Since(h.lastRead); wait > 0 {
+		h.idle.Reset(wait)
+		return
+	}
+	h.idle = nil
+	if h.r != nil {
+		h.r.Close()
+		h.r = nil
+	}
 }
 
 var (
@@ -67,6 +99,14 @@ func (h *viewHandle) follow() {
 	h.snap = cur
 }
 
+// catchUp moves the handle to the node's current snapshot: the node only
+// follows appends, so every byte the handle served is the same there.
+func (h *viewHandle) catchUp() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.follow()
+}
+
 func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -83,6 +123,9 @@ func (h *viewHandle) Release(ctx context.Context) syscall.Errno {
 // generations.
 type viewNodes struct {
 	gen atomic.Uint64 // the last node generation handed out
+	// byNode: the kernel sends no OPEN (a read-only mount), so the nodes
+	// read without handles (viewFile.shared); set before any node is made.
+	byNode bool
 
 	mu    sync.Mutex
 	stale map[staleOpen]time.Time // opens refused with ESTALE, and when

@@ -54,6 +54,8 @@ type watcher struct {
 
 	// notified is called after each batch of notifications (tests).
 	notified func()
+	// addWatch adds an inotify watch (w.w.Add; tests make it fail).
+	addWatch func(dir string) error
 }
 
 // coalesceDelay gathers the burst of events one write makes (temp file,
@@ -94,6 +96,16 @@ type invalidation struct {
 }
 
 func startWatcher(m *mountState, root *fs.Inode) (*watcher, error) {
+	w, err := newWatcher(m, root)
+	if err != nil {
+		return nil, err
+	}
+	w.start()
+	return w, nil
+}
+
+// newWatcher makes a watcher that watches nothing yet (start).
+func newWatcher(m *mountState, root *fs.Inode) (*watcher, error) {
 	fw, err := fsnotify.NewBufferedWatcher(4096)
 	if err != nil {
 		return nil, err
@@ -103,11 +115,16 @@ func startWatcher(m *mountState, root *fs.Inode) (*watcher, error) {
 		dirs: map[string]watchedDir{}, pending: map[invalidation]bool{},
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
+	w.addWatch = fw.Add
+	return w, nil
+}
+
+// start watches ROOT and serves events until close.
+func (w *watcher) start() {
 	w.setupChild("", KindNone)
 	w.stopped.Add(2)
 	go w.readEvents()
 	go w.notifyLoop()
-	return w, nil
 }
 
 func (w *watcher) close() {
@@ -118,19 +135,20 @@ func (w *watcher) close() {
 	})
 }
 
-func (w *watcher) add(dir string, d watchedDir) {
+// add watches dir; it reports whether dir is watched.
+func (w *watcher) add(dir string, d watchedDir) bool {
 	w.mu.Lock()
 	_, known := w.dirs[dir]
 	w.dirs[dir] = d
 	w.mu.Unlock()
 	if known {
-		return
+		return true
 	}
 	// inotify follows symlinks: a directory that is, or passes through,
 	// one is never watched (refusalOf logs it, once).
 	err := w.m.refusalOf(dir)
 	if err == nil {
-		if err = w.w.Add(dir); err != nil {
+		if err = w.addWatch(dir); err != nil {
 			w.m.log.Printf("watch %s: %v (outside changes there show up after the 1 s cache timeout)", dir, err)
 		}
 	}
@@ -139,6 +157,7 @@ func (w *watcher) add(dir string, d watchedDir) {
 		delete(w.dirs, dir)
 		w.mu.Unlock()
 	}
+	return err == nil
 }
 
 // forget drops gone (removed or renamed-away) directory path and everything
@@ -180,8 +199,13 @@ func (w *watcher) setupChild(rel string, old Kind) Kind {
 	}
 	switch kind {
 	case KindDocStore:
-		w.add(dir, watchedDir{role: roleCollection, rel: rel, mount: rel})
-		w.setupData(shard.DataDir(dir), rel, false)
+		covered := w.add(dir, watchedDir{role: roleCollection, rel: rel, mount: rel})
+		covered = w.setupData(shard.DataDir(dir), rel, false) && covered
+		covered = covered && localFS(dir) && localFS(shard.DataDir(dir))
+		if !covered && w.m.coverage.cacheTimeout(rel) > 0 {
+			w.lose(rel, "a directory of it could not be watched")
+		}
+		w.m.coverage.set(rel, covered)
 	case KindLog:
 		w.setupLog(dir, rel, false)
 	case KindQueue:
@@ -212,25 +236,28 @@ func (w *watcher) setupSubdirs(rel string) {
 
 // setupData watches <collection>/data and its buckets. A bucket found
 // after the collection was first watched may already hold records that
-// were never announced: announce them (scan).
-func (w *watcher) setupData(dataDir, rel string, scan bool) {
+// were never announced: announce them (scan). It reports whether every
+// directory is watched (true without data/: the collection's watch sees
+// it come).
+func (w *watcher) setupData(dataDir, rel string, scan bool) bool {
 	if !isDir(dataDir) {
-		return
+		return true
 	}
-	w.add(dataDir, watchedDir{role: roleData, rel: rel, mount: rel})
+	watched := w.add(dataDir, watchedDir{role: roleData, rel: rel, mount: rel})
 	buckets, _ := readDirNames(dataDir)
 	for _, b := range buckets {
-		w.setupBucket(dataDir+"/"+b, rel, scan)
+		watched = w.setupBucket(dataDir+"/"+b, rel, scan) && watched
 	}
+	return watched
 }
 
-func (w *watcher) setupBucket(bucketDir, rel string, scan bool) {
+func (w *watcher) setupBucket(bucketDir, rel string, scan bool) bool {
 	if !isDir(bucketDir) {
-		return
+		return true
 	}
-	w.add(bucketDir, watchedDir{role: roleBucket, rel: rel, mount: rel})
+	watched := w.add(bucketDir, watchedDir{role: roleBucket, rel: rel, mount: rel})
 	if !scan {
-		return
+		return watched
 	}
 	entries, _ := fsutil.ReadDir(bucketDir)
 	for _, e := range entries {
@@ -238,6 +265,26 @@ func (w *watcher) setupBucket(bucketDir, rel string, scan bool) {
 			w.queue(invalidation{mount: rel, name: e.Name()})
 		}
 	}
+	return watched
+}
+
+// isRecordFile reports whether path is a record file in a watched bucket.
+func (w *watcher) isRecordFile(path string) bool {
+	dir, name := filepath.Split(path)
+	if _, ok := recordID(name); !ok {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dirs[strings.TrimSuffix(dir, "/")].role == roleBucket
+}
+
+// lose ends the coverage of collection rel, whose changes may now go
+// unseen, and drops everything the kernel caches of its records.
+func (w *watcher) lose(rel, why string) {
+	w.m.coverage.set(rel, false)
+	w.m.log.Printf("watch %s: %s; dropped the kernel's cache of its records, which now expires after %v", rel, why, cacheTimeout)
+	w.queue(invalidation{mount: rel})
 }
 
 // setupLog watches a log directory, its segments and its partitions.
@@ -277,6 +324,8 @@ func (w *watcher) readEvents() {
 				return
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.m.log.Printf("watch: the kernel's event queue overflowed (fs.inotify.max_queued_events): changes were lost; dropped every entry, attribute and page the kernel caches")
+				w.m.outsideChanges.Add(1)
 				w.mu.Lock()
 				w.all = true
 				w.mu.Unlock()
@@ -292,8 +341,8 @@ func (w *watcher) readEvents() {
 
 // handle turns one event into invalidations (and new watches).
 func (w *watcher) handle(ev fsnotify.Event) {
-	if ev.Op == fsnotify.Chmod {
-		return
+	if ev.Op == fsnotify.Chmod && !w.isRecordFile(ev.Name) {
+		return // a record's times (touch) are cached long: they count
 	}
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		w.forget(ev.Name)
@@ -327,15 +376,16 @@ func (w *watcher) handle(ev fsnotify.Event) {
 			}
 		}
 	case roleCollection:
-		if name == docstore.DataDirName && appeared {
-			w.setupData(ev.Name, d.rel, true)
+		if name == docstore.DataDirName && appeared && !w.setupData(ev.Name, d.rel, true) {
+			w.lose(d.rel, "a directory of data/ could not be watched")
 		}
 	case roleData:
-		if appeared {
-			w.setupBucket(ev.Name, d.rel, true)
+		if appeared && !w.setupBucket(ev.Name, d.rel, true) {
+			w.lose(d.rel, "bucket "+name+" could not be watched")
 		}
 	case roleBucket:
 		if _, ok := recordID(name); ok {
+			w.m.outsideChanges.Add(1)
 			w.queue(invalidation{mount: d.mount, name: name, record: ev.Name})
 		}
 	case roleLog:
@@ -469,14 +519,16 @@ func invalidateFiles(n *fs.Inode) {
 	}
 }
 
-// invalidateTree drops every entry and attribute the kernel caches (after
-// lost events).
+// invalidateTree drops every entry, attribute and page the kernel caches
+// (after lost events), but a view's attributes and pages (isView).
 func invalidateTree(n *fs.Inode) {
 	for name, child := range n.Children() {
 		if child.IsDir() {
 			invalidateTree(child)
 		}
-		child.NotifyContent(0, 0)
+		if !isView(child) {
+			child.NotifyContent(0, 0)
+		}
 		n.NotifyEntry(name)
 	}
 }

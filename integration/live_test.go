@@ -24,7 +24,9 @@ const visibleWithin = 750 * time.Millisecond
 
 // TestLiveView changes ROOT from other processes while it is mounted and
 // polls the mount from yet other processes until each change shows.
-func TestLiveView(t *testing.T) {
+func TestLiveView(t *testing.T) { forEachMode(t, testLiveView) }
+
+func testLiveView(t *testing.T, flags []string) {
 	requireFuse(t, "ls", "cat", "stat", "wc")
 	root := demoRoot(t, 30)
 	small := seglog.Options{MaxSegmentBytes: 2048}
@@ -37,7 +39,7 @@ func TestLiveView(t *testing.T) {
 	runOK(t, "", testaidBin, "queue-enqueue", root, liveQueue)
 	// STORHFS_LIVE_MOUNT_FLAGS=--no-watch shows that this test fails
 	// without the watcher.
-	m := startMount(t, root, strings.Fields(os.Getenv("STORHFS_LIVE_MOUNT_FLAGS"))...)
+	m := startMount(t, root, append(flags, strings.Fields(os.Getenv("STORHFS_LIVE_MOUNT_FLAGS"))...)...)
 	latencies := map[string]time.Duration{}
 
 	// observe runs change (a writer subprocess) and then polls visible
@@ -228,12 +230,14 @@ func TestLiveView(t *testing.T) {
 // still caches for records.ndjson; it must show the append anyway (that
 // node's cached pages hold the old content), and stat must agree once
 // the entry has expired.
-func TestLogViewPagesWithoutWatcher(t *testing.T) {
+func TestLogViewPagesWithoutWatcher(t *testing.T) { forEachMode(t, testLogViewPagesWithoutWatcher) }
+
+func testLogViewPagesWithoutWatcher(t *testing.T, flags []string) {
 	requireFuse(t, "cat", "stat")
 	root := demoRoot(t, 5)
 	l := openLog(t, root, "audit", seglog.Options{MaxSegmentBytes: 2048})
 	appendRows(t, l, 0, 20)
-	m := startMount(t, root, "--no-watch")
+	m := startMount(t, root, append(flags, "--no-watch")...)
 	view := m.path("audit", "records.ndjson")
 	replay := func() []byte {
 		snap, err := seglog.NewReader(filepath.Join(root, "audit")).Snapshot()

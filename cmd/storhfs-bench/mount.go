@@ -23,10 +23,14 @@ type mountProc struct {
 
 const mountReadyTimeout = 30 * time.Second
 
-// startMount runs bin as `mount root mountpoint` and waits for its one
-// "mounted" line on stdout.
-func startMount(bin, root, mountpoint string) (*mountProc, error) {
-	return startServer(exec.Command(bin, "mount", root, mountpoint), mountpoint)
+// startMount runs bin as `mount [--read-only] root mountpoint` and waits
+// for its one "mounted" line on stdout.
+func startMount(bin, root, mountpoint string, readOnly bool) (*mountProc, error) {
+	args := []string{"mount"}
+	if readOnly {
+		args = append(args, "--read-only")
+	}
+	return startServer(exec.Command(bin, append(args, root, mountpoint)...), mountpoint)
 }
 
 // startServer starts cmd, a process that mounts at mountpoint, serves it

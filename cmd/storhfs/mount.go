@@ -39,6 +39,7 @@ Example:
 			&cli.StringFlag{Name: detachedLogFlag, Hidden: true},
 			&cli.BoolFlag{Name: daemonFlag, Usage: "mount in the background: return once the mount serves (exit 0), or with its error; logs go to --log-file, else to syslog"},
 			&cli.BoolFlag{Name: "no-watch", Usage: "do not watch ROOT for changes made by other processes (they then show up within the 1 s kernel cache timeout)"},
+			&cli.DurationFlag{Name: "cache-timeout", Value: fusefs.DefaultCacheTimeout, Usage: "how long the kernel may cache records whose every change the watcher sees (a local ROOT); it drops them when they change. 1s or less: always 1 s"},
 			&cli.BoolFlag{Name: allowNonEmptyFlag, Usage: "mount over a MOUNTPOINT that holds files (they are hidden until unmounted)"},
 			&cli.BoolFlag{Name: allowForeignRootFlag, Usage: "mount a ROOT that holds files but no storh collection (it shows as an empty folder)"},
 			&cli.StringFlag{Name: logFileFlag, Usage: "append the mount's messages (refused writes, errors) to `FILE` instead of standard error (or syslog with --daemon)"},
@@ -94,6 +95,7 @@ func runMount(c *cli.Context) error {
 		NoWatch:    c.Bool("no-watch"),
 
 		MaxBufferBytes: c.Int64("max-buffer-mb") << 20,
+		CacheTimeout:   c.Duration("cache-timeout"),
 	})
 	if err != nil {
 		return coded(exitMountFailed, mountError(mountpoint, err))
