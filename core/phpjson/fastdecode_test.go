@@ -8,51 +8,6 @@ import (
 	"testing"
 )
 
-// sameDecode reports whether two decoded values are the same in every
-// detail the decoder sets: types, float bits (so -0.0 differs from 0.0),
-// key order, and each array's next free int key.
-func sameDecode(a, b Value) bool {
-	switch x := a.(type) {
-	case float64:
-		y, ok := b.(float64)
-		return ok && math.Float64bits(x) == math.Float64bits(y)
-	case *Array:
-		y, ok := b.(*Array)
-		if !ok || x.Len() != y.Len() || x.nextInt != y.nextInt {
-			return false
-		}
-		for i := range x.keys {
-			if x.keys[i] != y.keys[i] || !sameDecode(x.vals[i], y.vals[i]) {
-				return false
-			}
-		}
-		for k, i := range x.index {
-			if x.keys[i] != k {
-				return false
-			}
-		}
-		return true
-	}
-	return Identical(a, b)
-}
-
-// checkFastAgainstIterative fails when DecodeDepth (the fast parser where
-// it applies) and the iterative parser alone disagree on in at any depth
-// limit. The iterative parser's own semantics are PHP's by the
-// conformance corpus and FuzzDecode; the number scanner both share is
-// checked against strconv by checkNumbers.
-func checkFastAgainstIterative(t *testing.T, in []byte) {
-	t.Helper()
-	for _, depth := range []int{DefaultDepth, DefaultDepth - 1, 3, 0} {
-		want, wantErr := decodeIterative(in, depth)
-		got, gotErr := DecodeDepth(in, depth)
-		if gotErr != wantErr || !sameDecode(got, want) {
-			t.Fatalf("depth %d, input %q:\n got %#v, %v\nwant %#v, %v", depth, in, got, gotErr, want, wantErr)
-		}
-	}
-	checkNumbers(t, in)
-}
-
 // checkNumbers checks every float the number scanner reads from in
 // (tried at each offset) against strconv.ParseFloat, bit for bit: the
 // exact shortcut (exactFloat) must round as the full parse does.
@@ -73,15 +28,6 @@ func checkNumbers(t *testing.T, in []byte) {
 			t.Fatalf("%q: scanNumber %v (%#x), strconv %v (%#x)", s[start:next], f, math.Float64bits(f), want, math.Float64bits(want))
 		}
 	}
-}
-
-// decodeIterative is DecodeDepth without the fast parser.
-func decodeIterative(in []byte, maxDepth int) (Value, error) {
-	if len(in) == 0 {
-		return nil, ErrSyntax
-	}
-	d := &decoder{src: string(in), maxDepth: maxDepth}
-	return d.parse()
 }
 
 // referenceSeeds exercise the fast paths: 8-byte string scanning around
@@ -120,20 +66,20 @@ func referenceSeeds() []string {
 	return seeds
 }
 
-func TestFastDecodeAgreesWithIterative(t *testing.T) {
+func TestScanNumberAgreesWithStrconv(t *testing.T) {
 	for _, s := range referenceSeeds() {
-		checkFastAgainstIterative(t, []byte(s))
+		checkNumbers(t, []byte(s))
 	}
 }
 
-func FuzzFastDecodeAgainstIterative(f *testing.F) {
+func FuzzScanNumberAgainstStrconv(f *testing.F) {
 	for _, s := range referenceSeeds() {
 		f.Add([]byte(s))
 	}
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
 	}
-	f.Fuzz(checkFastAgainstIterative)
+	f.Fuzz(checkNumbers)
 }
 
 // TestNonPlainBytes checks the 8-byte string scan against the byte table
@@ -207,33 +153,5 @@ func TestDecodeAllocations(t *testing.T) {
 	// logData: copy, array, "page.saved", "/a/b/c", 12345, 6172.5.
 	if got > 6 {
 		t.Errorf("DecodeDepth(logData): %v allocations, want 6", got)
-	}
-}
-
-// BenchmarkDecodeFastVsIterative runs the iterative parser alone and
-// DecodeDepth (the fast parser) on the same inputs in one process, so
-// that a loaded machine does not skew the comparison.
-func BenchmarkDecodeFastVsIterative(b *testing.B) {
-	decoders := []struct {
-		name   string
-		decode func([]byte, int) (Value, error)
-	}{{"iterative", decodeIterative}, {"fast", DecodeDepth}}
-	inputs := []struct {
-		name string
-		in   []byte
-	}{{"Record", benchRecord}, {"LogData", logData}, {"StoreData", storeData}}
-	for _, in := range inputs {
-		for _, dec := range decoders {
-			b.Run(in.name+"/"+dec.name, func(b *testing.B) {
-				b.ReportAllocs()
-				start := processCPU()
-				for b.Loop() {
-					if _, err := dec.decode(in.in, DefaultDepth-1); err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportCPU(b, start)
-			})
-		}
 	}
 }
