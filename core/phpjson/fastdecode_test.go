@@ -10,7 +10,7 @@ import (
 
 // checkNumbers checks every float the number scanner reads from in
 // (tried at each offset) against strconv.ParseFloat, bit for bit: the
-// exact shortcut (exactFloat) must round as the full parse does.
+// scanner must hand strconv exactly the token PHP reads.
 func checkNumbers(t *testing.T, in []byte) {
 	t.Helper()
 	s := string(in)
@@ -30,8 +30,8 @@ func checkNumbers(t *testing.T, in []byte) {
 	}
 }
 
-// referenceSeeds exercise the fast paths: 8-byte string scanning around
-// every special byte at every offset, the exact float path and its limits.
+// referenceSeeds exercise the 8-byte string scan around every special
+// byte at every offset, and numbers at the limits of float64.
 func referenceSeeds() []string {
 	seeds := []string{
 		`{"type":"page.saved","n":12345,"ratio":6172.5,"path":"/a/b/c"}`,
