@@ -30,8 +30,8 @@ func checkNumbers(t *testing.T, in []byte) {
 	}
 }
 
-// referenceSeeds exercise the 8-byte string scan around every special
-// byte at every offset, and numbers at the limits of float64.
+// referenceSeeds exercise the string scan around every special byte at
+// every offset, and numbers at the limits of float64.
 func referenceSeeds() []string {
 	seeds := []string{
 		`{"type":"page.saved","n":12345,"ratio":6172.5,"path":"/a/b/c"}`,
@@ -80,61 +80,6 @@ func FuzzScanNumberAgainstStrconv(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkNumbers)
-}
-
-// TestNonPlainBytes checks the 8-byte string scan against the byte table
-// for every byte value at every position of a word, and with every pair
-// of positions holding the same non-plain byte.
-func TestNonPlainBytes(t *testing.T) {
-	firstNonPlain := func(w [8]byte) int {
-		for i, c := range w {
-			if !plainStringByte[c] {
-				return i
-			}
-		}
-		return 8
-	}
-	check := func(w [8]byte) {
-		s := string(w[:])
-		m := nonPlainBytes(load64(s, 0))
-		got := 8
-		if m != 0 {
-			got = int(bitsTrailingZeros(m) / 8)
-		}
-		if want := firstNonPlain(w); got != want {
-			t.Fatalf("%q: first non-plain byte %d, want %d", s, got, want)
-		}
-	}
-	for c := 0; c < 256; c++ {
-		for pos := 0; pos < 8; pos++ {
-			for _, fill := range []byte{'a', ' ', '~', '!', '#', '[', ']'} {
-				var w [8]byte
-				for i := range w {
-					w[i] = fill
-				}
-				w[pos] = byte(c)
-				check(w)
-				for pos2 := pos + 1; pos2 < 8; pos2++ {
-					w2 := w
-					w2[pos2] = byte(c)
-					check(w2)
-					for c2 := 0; c2 < 256; c2 += 7 {
-						w2[pos2] = byte(c2)
-						check(w2)
-					}
-				}
-			}
-		}
-	}
-}
-
-func bitsTrailingZeros(m uint64) int {
-	n := 0
-	for m&1 == 0 {
-		m >>= 1
-		n++
-	}
-	return n
 }
 
 // TestDecodeAllocations pins the allocations of a typical record's data:
