@@ -340,7 +340,7 @@ func (sc *scratch) closeFrame() *Array {
 // newArrayFrom builds an array from unique keys, copying the slices. index,
 // if given, must map every key to its position.
 func newArrayFrom(keys []Key, vals []Value, index map[Key]int) *Array {
-	a := allocArray(len(keys))
+	a := NewArray(len(keys))
 	if len(keys) == 0 {
 		return a
 	}
