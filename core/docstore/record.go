@@ -44,9 +44,6 @@ func appendRecord(buf []byte, id string, data *phpjson.Array) ([]byte, error) {
 // data member is missing or not an array). path is used in messages;
 // expectValid says the caller has validated expectID (checkRecordID).
 func parseRecord(content []byte, expectID, path string, expectValid bool) (*phpjson.Array, error) {
-	if data, ok := decodeCanonical(content, expectID, expectValid); ok {
-		return data, nil
-	}
 	obj, err := decodeObject(content, path)
 	if err != nil {
 		return nil, err

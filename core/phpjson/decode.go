@@ -17,13 +17,8 @@ func Decode(b []byte) (Value, error) { return DecodeDepth(b, DefaultDepth) }
 // Depth counts like PHP's parser, whose counter starts at 1: at most
 // maxDepth-1 arrays/objects may be open at once (depth 512 reads 511 levels).
 // Errors are the exported Err* values; the first error in input order wins,
-// as in PHP's scanner-driven parser.
-//
-// Valid documents nested at most fastMaxNesting deep are read by a
-// recursive fast parser (decode_fast.go); anything it gives up on (an
-// error, deeper nesting) is read again from the start by the iterative
-// parser below, which decides the error. Neither can exhaust the goroutine
-// stack on hostile nesting.
+// as in PHP's scanner-driven parser. The parser is iterative, so hostile
+// nesting cannot exhaust the goroutine stack.
 func DecodeDepth(b []byte, maxDepth int) (Value, error) {
 	if len(b) == 0 {
 		return nil, ErrSyntax
@@ -38,11 +33,6 @@ func decodeString(s string, maxDepth int) (Value, error) {
 	}
 	d := decoder{src: s, maxDepth: maxDepth} // stays on the stack
 	defer d.release()
-	if v, ok := d.parseFast(); ok {
-		return v, nil
-	}
-	// Invalid, or beyond the fast parser: parse decides, from scratch.
-	d.scratch().reset()
 	return d.parse()
 }
 
@@ -54,9 +44,8 @@ type decoder struct {
 	sc       *scratch // taken from scratchPool when first needed
 }
 
-// scratch is the memory a parse may need beyond its own stack: the
-// members of open containers (all of them for parse, those of wide
-// containers for parseFast) and the unescape buffer.
+// scratch is the memory a parse needs beyond its own stack: the members
+// of open containers and the unescape buffer.
 type scratch struct {
 	frames []frame
 	keys   []Key   // members of all open containers, stacked
@@ -351,7 +340,7 @@ func (sc *scratch) closeFrame() *Array {
 // newArrayFrom builds an array from unique keys, copying the slices. index,
 // if given, must map every key to its position.
 func newArrayFrom(keys []Key, vals []Value, index map[Key]int) *Array {
-	a := allocArray(len(keys))
+	a := NewArray(len(keys))
 	if len(keys) == 0 {
 		return a
 	}

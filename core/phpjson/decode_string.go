@@ -1,9 +1,6 @@
 package phpjson
 
-import (
-	"math/bits"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // decodeRune returns the rune at s[i:] and its size, or size 0 when the
 // bytes there are not valid UTF-8 (PHP's UTF8 classes: no overlongs, no
@@ -37,14 +34,6 @@ func (d *decoder) scanString(pos int) (string, int, error) {
 	start := pos + 1
 	i := start
 	for {
-		// Plain ASCII 8 bytes at a time; stop at the word's first other byte.
-		for i+8 <= len(s) {
-			if m := nonPlainBytes(load64(s, i)); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
 		for i < len(s) && plainStringByte[s[i]] {
 			i++
 		}
@@ -72,42 +61,12 @@ func (d *decoder) scanString(pos int) (string, int, error) {
 // JSON string (plainStringByte): then J(s) is s in quotes and the string
 // token "s" decodes to s.
 func PlainString(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if nonPlainBytes(load64(s, i)) != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
+	for i := 0; i < len(s); i++ {
 		if !plainStringByte[s[i]] {
 			return false
 		}
 	}
 	return true
-}
-
-// load64 returns s[i:i+8] as a little-endian word (one load once the
-// compiler merges the byte loads).
-func load64(s string, i int) uint64 {
-	w := s[i : i+8]
-	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-}
-
-// nonPlainBytes returns 0 when all 8 bytes of w are plain string bytes
-// (plainStringByte). Otherwise its lowest set bit is the top bit of the
-// first byte that is not: '"', '\\', below 0x20 or from 0x80. (Higher set
-// bits may be false alarms: a subtraction borrows only out of a byte that
-// is itself flagged, so the lowest flag is always exact.)
-//
-// Per byte b: b-0x20 has its top bit set when b < 0x20 or b >= 0xA0; for
-// q = b^'"', q-1 has it when b == '"' or b >= 0x80 (q >= 0x81); likewise
-// for '\\'; and b itself when b >= 0x80.
-func nonPlainBytes(w uint64) uint64 {
-	const ones, tops = 0x0101010101010101, 0x8080808080808080
-	quote := w ^ (ones * '"')
-	backslash := w ^ (ones * '\\')
-	return ((w - ones*0x20) | (quote - ones) | (backslash - ones) | w) & tops
 }
 
 // scanEscapedString continues scanString from the first backslash at i,

@@ -107,9 +107,6 @@ func decodeLine(line []byte) (json []byte, ev Event, err error) {
 	if fault != guard.OK {
 		return nil, Event{}, guardError(fault)
 	}
-	if ev, ok := decodeIDEvent(json); ok {
-		return json, ev, nil
-	}
 	ev, err = DecodeEvent(json)
 	return json, ev, err
 }
