@@ -1,4 +1,4 @@
-module storhfs
+module github.com/storhfs/storhfs
 
 go 1.26.8
 

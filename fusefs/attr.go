@@ -6,7 +6,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/internal/fuseattr"
+	"github.com/storhfs/storhfs/internal/fuseattr"
 )
 
 // Permission bits shown for everything (internal/fuseattr).

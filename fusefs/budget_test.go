@@ -14,7 +14,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // TestMemBufModel drives a memBuf with random writes (past EOF too),

@@ -5,13 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/queue"
-	"storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/queue"
+	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // DocStoreBackend opens and manages DocStore collections; the real one
-// wraps storhfs/core/docstore.
+// wraps github.com/storhfs/storhfs/core/docstore.
 type DocStoreBackend interface {
 	// IsCollection reports whether dir is a DocStore collection.
 	IsCollection(dir string) bool

@@ -13,7 +13,7 @@ import (
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/internal/fuseattr"
+	"github.com/storhfs/storhfs/internal/fuseattr"
 )
 
 func (c *collectionNode) Getattr(ctx context.Context, f gofs.FileHandle, out *fuse.AttrOut) syscall.Errno {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/core/fsutil"
-	"storhfs/internal/fuseopts"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/internal/fuseopts"
 )
 
 // Tests of a collection's write path: open writers, commits, rename, unlink,

@@ -7,7 +7,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/internal/fuseattr"
+	"github.com/storhfs/storhfs/internal/fuseattr"
 )
 
 // dirNode is the storage root or a namespace: a plain folder whose shown

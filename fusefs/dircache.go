@@ -8,7 +8,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // recordListing keeps the last listing of one collection (its record ids,

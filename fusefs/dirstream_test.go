@@ -10,7 +10,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/shard"
 )
 
 func listAll(t *testing.T, d *collectionDirHandle) []string {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // fakeStore is an in-memory RecordStore whose files live in a temp dir (so

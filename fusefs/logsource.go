@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // recordsView is the view of a log's live records, beside segments/.

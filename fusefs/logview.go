@@ -7,7 +7,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // logNode is a SegmentedLog collection, or one partition of a partitioned

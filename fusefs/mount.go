@@ -10,8 +10,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/internal/fusectl"
-	"storhfs/internal/fuseopts"
+	"github.com/storhfs/storhfs/internal/fusectl"
+	"github.com/storhfs/storhfs/internal/fuseopts"
 )
 
 // Config describes one mount.

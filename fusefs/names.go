@@ -6,8 +6,8 @@ import (
 
 	"github.com/zeebo/xxh3"
 
-	"storhfs/core/uuidv7"
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // recordExt is the extension of every record file name: <uuidv7>.jsonc.

@@ -5,8 +5,8 @@ import (
 	"io/fs"
 	"time"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/queue"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/queue"
 )
 
 // A queue folder's files and the engine view behind each.

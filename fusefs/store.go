@@ -5,7 +5,7 @@ import (
 	"os"
 	"time"
 
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // ErrRejected classifies a commit refused because of its content: the

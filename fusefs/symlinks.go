@@ -5,10 +5,10 @@ import (
 	"sync"
 	"syscall"
 
-	"storhfs/core/docstore"
-	"storhfs/core/fsutil"
-	"storhfs/core/queue"
-	"storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/queue"
+	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // symlinkLog reports each symlink the engines refused (fsutil.SymlinkError:

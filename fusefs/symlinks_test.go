@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 func TestSymlinkLogOncePerPath(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"github.com/zeebo/xxh3"
 
-	"storhfs/core/fsutil"
-	"storhfs/internal/fuseattr"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/internal/fuseattr"
 )
 
 // viewSource is the read-only files of one log or queue directory. Names

@@ -3,9 +3,9 @@ package fusefs
 import (
 	"testing"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/queue"
-	"storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/queue"
+	"github.com/storhfs/storhfs/core/seglog"
 )
 
 func latestView(t *testing.T, src viewSource, name string) viewSnap {

@@ -12,10 +12,10 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/hanwen/go-fuse/v2/fs"
 
-	"storhfs/core/docstore"
-	"storhfs/core/fsutil"
-	"storhfs/core/seglog"
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/seglog"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // watcher makes changes written under ROOT by other processes visible in

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // logCall is one SegmentedLog call that returned, as every client logs it

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // queueCall is one queue call that returned, as every client logs it

@@ -25,7 +25,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"storhfs/internal/corpus"
+	"github.com/storhfs/storhfs/internal/corpus"
 )
 
 // coopSecondsEnv sets how long each scenario's concurrent phase runs

@@ -5,11 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"storhfs/internal/corpus"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storhfs/storhfs/internal/corpus"
 )
 
 // php runs a PHP script to completion (bounded) and returns its output.

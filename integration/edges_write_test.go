@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"storhfs/internal/treetest"
+	"github.com/storhfs/storhfs/internal/treetest"
 )
 
 // Edges of the write path (issue 12): refused shapes, rmdir of a collection

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/uuidv7"
-	"storhfs/internal/corpus"
+	"github.com/storhfs/storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/internal/corpus"
 )
 
 // storhfsBin is the binary under test, built once by TestMain.
@@ -38,14 +38,14 @@ func TestMain(m *testing.M) {
 	storhfsBin = filepath.Join(dir, "storhfs")
 	// Built with the race detector: the mount serves the tools' requests
 	// concurrently, and a race report fails the test (see forceUnmount).
-	build := exec.Command("go", "build", "-race", "-o", storhfsBin, "storhfs/cmd/storhfs")
+	build := exec.Command("go", "build", "-race", "-o", storhfsBin, "github.com/storhfs/storhfs/cmd/storhfs")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build storhfs:", err)
 		os.Exit(1)
 	}
 	testaidBin = filepath.Join(dir, "storhfs-testaid")
-	build = exec.Command("go", "build", "-o", testaidBin, "storhfs/internal/testaid")
+	build = exec.Command("go", "build", "-o", testaidBin, "github.com/storhfs/storhfs/internal/testaid")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build storhfs-testaid:", err)

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/internal/corpus"
-	"storhfs/internal/fusectl"
+	"github.com/storhfs/storhfs/internal/corpus"
+	"github.com/storhfs/storhfs/internal/fusectl"
 )
 
 // exitBound is how long a mount process and its writers get to exit after

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // The kill tests' mount writers run as subprocesses of this test binary

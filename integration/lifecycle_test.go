@@ -6,12 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"storhfs/internal/fusectl"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storhfs/storhfs/internal/fusectl"
 )
 
 // The mount's lifecycle: what it refuses before mounting, and how it ends

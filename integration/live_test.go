@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // visibleWithin is the longest a change made by another process may take

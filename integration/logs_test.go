@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/queue"
-	"storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/queue"
+	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // logRoot writes, with the core, a storage root holding:

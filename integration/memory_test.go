@@ -22,7 +22,7 @@ import (
 // beside storhfsBin (TestMain removes that folder).
 var plainBinary = sync.OnceValues(func() (string, error) {
 	bin := filepath.Join(filepath.Dir(storhfsBin), "storhfs-plain")
-	out, err := exec.Command("go", "build", "-o", bin, "storhfs/cmd/storhfs").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/storhfs/storhfs/cmd/storhfs").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("build storhfs without -race: %v\n%s", err, out)
 	}

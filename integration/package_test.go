@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/internal/corpus"
+	"github.com/storhfs/storhfs/internal/corpus"
 )
 
 // packageInstallScript installs the .deb with dpkg -i and mounts a root

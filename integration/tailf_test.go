@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/queue"
-	"storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/queue"
+	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // releaseGraceInMount is fusefs's releaseGrace: how long a forgotten view

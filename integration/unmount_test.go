@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/internal/fusectl"
+	"github.com/storhfs/storhfs/internal/fusectl"
 )
 
 // TestUnmountCommand: `storhfs unmount` unmounts a mount and its process

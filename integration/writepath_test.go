@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"storhfs/internal/treetest"
+	"github.com/storhfs/storhfs/internal/treetest"
 
 	"golang.org/x/sys/unix"
 )

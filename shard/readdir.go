@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // readDir returns the sorted record keys of the regular files directly in

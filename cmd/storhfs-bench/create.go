@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"storhfs/core/docstore"
-	"storhfs/core/uuidv7"
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // createChildArg makes the bench binary a record writer: the mount's

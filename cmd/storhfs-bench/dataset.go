@@ -12,11 +12,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"storhfs/core/docstore"
-	"storhfs/core/phpjson"
-	"storhfs/core/seglog"
-	"storhfs/core/uuidv7"
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // Layout of one generated data set (kept between runs under --data):

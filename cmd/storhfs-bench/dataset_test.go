@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/docstore"
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // The generator writes record files itself; they must be exactly what the

@@ -12,9 +12,9 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/internal/fuseattr"
-	"storhfs/internal/fuseopts"
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/internal/fuseattr"
+	"github.com/storhfs/storhfs/internal/fuseopts"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // The FUSE floor: a minimal read-only go-fuse file system that serves the

@@ -10,15 +10,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"storhfs/internal/corpus"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/storhfs/storhfs/internal/corpus"
+
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // TestMain lets the test binary act as the floor server, so that the mount

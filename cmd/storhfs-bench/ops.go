@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // Goals of the benchmark issue.

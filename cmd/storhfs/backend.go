@@ -3,8 +3,8 @@ package main
 import (
 	"errors"
 
-	"storhfs/core/docstore"
-	"storhfs/fusefs"
+	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/fusefs"
 )
 
 // docStores is the mount's DocStore backend: the real engine.

@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
-	"storhfs/core/docstore"
-	"storhfs/core/queue"
-	"storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/core/queue"
+	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // checkDocTarget refuses a record command aimed at a collection that is

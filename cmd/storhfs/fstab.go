@@ -43,9 +43,9 @@ const detachedLogFlag = "detached-log"
 
 // Exit statuses of the helper, as mount(8) documents them for helpers.
 const (
-	exitHelperUsage   = 1  // incorrect invocation
-	exitMountFailure  = 32 // the mount did not come up
-	readyLinePrefix   = "storhfs: mounted "
+	exitHelperUsage  = 1  // incorrect invocation
+	exitMountFailure = 32 // the mount did not come up
+	readyLinePrefix  = "storhfs: mounted "
 )
 
 // helperRequest is one parsed helper invocation.

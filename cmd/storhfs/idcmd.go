@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 func idCommand() *cli.Command {

@@ -6,10 +6,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"storhfs/core/docstore"
-	"storhfs/core/phpjson"
-	"storhfs/core/queue"
-	"storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/queue"
+	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // The storh-compatible maintenance commands: `storhfs stats|verify|repair|

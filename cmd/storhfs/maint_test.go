@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/docindex"
-	"storhfs/core/docstore"
-	"storhfs/core/phpjson"
-	"storhfs/core/queue"
-	"storhfs/core/seglog"
-	"storhfs/internal/treetest"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/queue"
+	"github.com/storhfs/storhfs/core/seglog"
+	"github.com/storhfs/storhfs/internal/treetest"
 )
 
 // cliBinary is the storhfs binary built by TestMain.

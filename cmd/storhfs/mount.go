@@ -14,7 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"storhfs/fusefs"
+	"github.com/storhfs/storhfs/fusefs"
 )
 
 func mountCommand() *cli.Command {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"storhfs/fusefs"
+	"github.com/storhfs/storhfs/fusefs"
 )
 
 // Checks that refuse a mount which would look like success but is a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/fusefs"
+	"github.com/storhfs/storhfs/fusefs"
 )
 
 func TestCheckOverlap(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // encodeCLIJSON returns what storh's bin/storh prints for a result:

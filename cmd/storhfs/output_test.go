@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func TestEncodeCLIJSON(t *testing.T) {

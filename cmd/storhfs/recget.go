@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"storhfs/core/docstore"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // recordGetCommand is `storhfs get`, the reading half of records.go's put

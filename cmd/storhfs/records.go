@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"storhfs/core/docstore"
+	"github.com/storhfs/storhfs/core/docstore"
 )
 
 // Record-level commands that write through the core, as another process

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // storageRoot is the ROOT argument with any symlink in it resolved once

@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"storhfs/core/docstore"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // transferCommands are export and import: a DocStore collection to and from

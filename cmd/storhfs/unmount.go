@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 
-	"storhfs/internal/fusectl"
+	"github.com/storhfs/storhfs/internal/fusectl"
 )
 
 func unmountCommand() *cli.Command {

@@ -15,7 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 
-	"storhfs/internal/fusectl"
+	"github.com/storhfs/storhfs/internal/fusectl"
 )
 
 // The mount watchdog makes recovery from a killed mount certain.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 type benchRecord struct {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // sortedLines is one sorted input of the range merge: a chunk file read

@@ -5,11 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"storhfs/internal/corpus"
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/internal/corpus"
+
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func str(a *phpjson.Array, key string) string {

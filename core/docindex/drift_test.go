@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // goldenIndexes are the definitions of goldenRecords' tree.

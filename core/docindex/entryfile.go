@@ -4,8 +4,8 @@ import (
 	"sort"
 	"strconv"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // entry is the content of one equality or compound entry file (7.4, 7.6):

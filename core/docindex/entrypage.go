@@ -3,7 +3,7 @@ package docindex
 import (
 	"sort"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // EqualityIDsFrom returns the ids EqualityIDs gives for field == v, sorted

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"strings"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // readEntry reads an equality or compound entry file for maintenance (7.8):

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 var entryReadSeeds = []string{

@@ -3,7 +3,7 @@ package docindex
 import (
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func obj(kv ...any) *phpjson.Array {

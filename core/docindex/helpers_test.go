@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // miniStore is the smallest DocStore a test needs: canonical record files

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func writeFile(t *testing.T, path, content string) {

@@ -3,7 +3,7 @@ package docindex
 import (
 	"errors"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // The PHP value model operations this package uses, in one place.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func TestXXH128Vectors(t *testing.T) {

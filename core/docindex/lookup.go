@@ -5,8 +5,8 @@ import (
 	"io/fs"
 	"sort"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // EqualityIDs returns the ids stored for field == v (docs/format/indexes.md §11.3): for an

@@ -1,6 +1,6 @@
 package docindex
 
-import "storhfs/core/phpjson"
+import "github.com/storhfs/storhfs/core/phpjson"
 
 // CheckUnique is PHP validate_unique: for every unique definition whose
 // field is present and indexable in data, look up the ids stored for that

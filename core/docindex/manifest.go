@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Definition is one manifest entry (docs/format/indexes.md §2). A field may be Unique and

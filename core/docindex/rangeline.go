@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"strconv"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Range lines (7.7), key order key, value, count, ids, remove:

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"sort"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // checkpoint is one sparse-index item: the RK of a main-file line and the

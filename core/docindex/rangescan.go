@@ -3,7 +3,7 @@ package docindex
 import (
 	"sort"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // groupKey identifies one distinct indexed value of a range field: its RK

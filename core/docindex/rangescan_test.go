@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // rangeID returns a valid-looking id for record n (bucket from n).

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // rawFile is a read-only file descriptor used without os.File: opening a

@@ -3,8 +3,8 @@ package docindex
 import (
 	"sync"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // eqFlushIDs: equality/compound ids held in memory before they are merged

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // rebuildGoldenPath holds the digest of the tree that the original

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func TestSyncWriterWritesAndSyncsDirs(t *testing.T) {

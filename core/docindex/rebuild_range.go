@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 const (

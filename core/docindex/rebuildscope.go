@@ -3,8 +3,9 @@ package docindex
 import (
 	"errors"
 	"io/fs"
-	"storhfs/core/fsutil"
 	"strings"
+
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // rebuildScope is the set of indexes a partial rebuild writes. The nil

@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // rebuildWriters bounds the files a rebuild writes at once. Each write ends

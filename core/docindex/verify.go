@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // VerifyReport is the index part of PHP's verify()/health() (docs/format/indexes.md §12).

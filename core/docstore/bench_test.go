@@ -9,10 +9,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"storhfs/core/docindex"
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
-	"storhfs/internal/scratch"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/internal/scratch"
 )
 
 // Benchmarks run on a 20k-record collection of small records, built once

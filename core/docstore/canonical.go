@@ -1,8 +1,8 @@
 package docstore
 
 import (
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // The export fast path (docs/format/docstore.md §10.1): a record file

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"storhfs/internal/corpus"
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/internal/corpus"
+
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // fullRead is the record reader without the canonical fast path.

@@ -3,7 +3,7 @@ package docstore
 import (
 	"errors"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // The phpjson entry points this package uses, in one place.

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"storhfs/core/docindex"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // Two Stores on one collection (separate flock descriptors, as two

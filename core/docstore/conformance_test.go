@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"testing"
 
-	"storhfs/core/docindex"
-	"storhfs/core/phpjson"
-	"storhfs/core/query"
-	"storhfs/internal/conformance"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/query"
+	"github.com/storhfs/storhfs/internal/conformance"
 )
 
 // allowedQuirks are the README section 8 tags whose PHP result we do not

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"storhfs/core/docindex"
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // A failed fsync of the bucket directory after the rename: with

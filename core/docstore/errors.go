@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
-	"storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/docindex"
 )
 
 // PHP exception texts (docs/format/docstore.md §11) used by this package.

@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"storhfs/internal/conformance"
-	"storhfs/internal/corpus"
+	"github.com/storhfs/storhfs/internal/conformance"
+	"github.com/storhfs/storhfs/internal/corpus"
 )
 
 // TestConformanceExtra replays testdata/conformance-extra/doc: PHP cases

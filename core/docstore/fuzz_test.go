@@ -3,11 +3,12 @@ package docstore
 import (
 	"os"
 	"path/filepath"
-	"storhfs/internal/corpus"
 	"testing"
 
-	"storhfs/core/phpjson"
-	"storhfs/internal/treetest"
+	"github.com/storhfs/storhfs/internal/corpus"
+
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/internal/treetest"
 )
 
 const fuzzID = "018fa7fc-35b8-7d0a-acf2-280fa65136b3"

@@ -3,8 +3,8 @@ package docstore
 import (
 	"testing"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // obj builds a PHP array from alternating names and values.

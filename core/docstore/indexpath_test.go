@@ -8,9 +8,9 @@ import (
 	"os"
 	"testing"
 
-	"storhfs/core/docindex"
-	"storhfs/core/phpjson"
-	"storhfs/core/query"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/query"
 )
 
 // indexedStore writes n records directly (kind k<i%3>, tag t<i%5>, z a

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // exportChunk is PHP's JSONL_EXPORT_BUFFER_BYTES: exportJsonl collects

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"time"
 
-	"storhfs/core/docindex"
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // statsCounts is the stats() result before it becomes a PHP array.

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"storhfs/core/fsutil"
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // Helpers for the FUSE mount, which never touches collection files itself.

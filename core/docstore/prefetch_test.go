@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"storhfs/internal/proctest"
+	"github.com/storhfs/storhfs/internal/proctest"
 )
 
 // prefetchStore writes n records (data {"i": i}) and returns their ids in

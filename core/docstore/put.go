@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Put writes data under id (a new generated id when id is ""), replacing

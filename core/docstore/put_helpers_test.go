@@ -4,7 +4,7 @@ import (
 	"os"
 	"time"
 
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // openTestLock takes C/.storh/write.lock through a descriptor of its own,

@@ -8,9 +8,9 @@ import (
 	"syscall"
 	"testing"
 
-	"storhfs/core/docindex"
-	"storhfs/internal/treetest"
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/internal/treetest"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // PutRaw must fail before writing anything when an indexed value cannot

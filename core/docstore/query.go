@@ -3,9 +3,9 @@ package docstore
 import (
 	"errors"
 
-	"storhfs/core/docindex"
-	"storhfs/core/phpjson"
-	"storhfs/core/query"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/query"
 )
 
 // StoreClass is the PHP class name explain() reports for a DocStore.

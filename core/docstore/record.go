@@ -8,9 +8,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // MaxRecordBytes bounds a record file this package reads or accepts. PHP has

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"storhfs/core/docindex"
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // recoverFromDeadWriters runs when Open found the markers of writers that

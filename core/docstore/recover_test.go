@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/docindex"
-	"storhfs/core/fsutil"
-	"storhfs/internal/treetest"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/internal/treetest"
 )
 
 // crashScene is a collection left as a writer killed mid-put leaves it,

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
-	"storhfs/core/docindex"
-	"storhfs/internal/treetest"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/internal/treetest"
 )
 
 // RemoveEmpty decides before removing anything: a collection holding

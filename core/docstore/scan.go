@@ -3,8 +3,8 @@ package docstore
 import (
 	"errors"
 
-	"storhfs/core/readahead"
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/core/readahead"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // scanned is one record file of a scan, read and validated.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // The read-ahead scan keeps id order, stops early without leaking its

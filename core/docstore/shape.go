@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // parseWritable validates content given to PutRaw as the record file of id

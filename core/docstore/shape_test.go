@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/docindex"
-	"storhfs/internal/treetest"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/internal/treetest"
 )
 
 // A record PHP would read as something other than what was written is

@@ -25,11 +25,11 @@ import (
 	"sync"
 	"time"
 
-	"storhfs/core/docindex"
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // Record is one stored record.

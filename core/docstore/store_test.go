@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/docindex"
-	"storhfs/core/phpjson"
-	"storhfs/internal/treetest"
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/internal/treetest"
 )
 
 func TestPutGetCanonicalBytes(t *testing.T) {

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"strings"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
-	"storhfs/shard"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // ErrStop, returned by a Stream callback, ends the stream without error.

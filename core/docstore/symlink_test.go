@@ -7,8 +7,8 @@ import (
 	"syscall"
 	"testing"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // Nothing under the storage root is reached through a symlink: a

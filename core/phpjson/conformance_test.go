@@ -6,9 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"storhfs/internal/corpus"
 	"strings"
 	"testing"
+
+	"github.com/storhfs/storhfs/internal/corpus"
 )
 
 func conformanceDir(t testing.TB) string { return corpus.Require(t) }

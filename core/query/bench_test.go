@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // benchSource holds n records {"kind": k, "n": i, "name": ...} with 10

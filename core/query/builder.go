@@ -3,8 +3,8 @@ package query
 import (
 	"strings"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // Builder is storh's QueryBuilder: an OR of groups, each an AND of

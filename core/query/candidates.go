@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Index use (docs/format/indexes.md §11.2): an index only ever

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Compare is storh's QueryCondition::compare (docs/format/docstore.md §8.5); only the

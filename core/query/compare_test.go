@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // The cross-type order of docs/format/docstore.md §8.5: PHP usort with compare.

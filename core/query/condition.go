@@ -3,7 +3,7 @@ package query
 import (
 	"strings"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Condition is one where(field)->op(...) of a query (PHP QueryCondition).

@@ -3,7 +3,7 @@ package query
 import (
 	"errors"
 
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // PHP exception texts (docs/format/docstore.md §11). Error() is exactly PHP's

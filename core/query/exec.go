@@ -4,8 +4,8 @@ import (
 	"errors"
 	"sort"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // Get returns the results (PHP get()): matches in the source's order

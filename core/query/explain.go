@@ -1,6 +1,6 @@
 package query
 
-import "storhfs/core/phpjson"
+import "github.com/storhfs/storhfs/core/phpjson"
 
 // rangeOperators are the operators a range definition serves (docs/format/docstore.md §8.6).
 var rangeOperators = map[string]bool{

@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"testing"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // memGetEacher serves GetEach from memIndexed and records the size of

@@ -3,7 +3,7 @@ package query
 import (
 	"math"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // IndexCounter is optionally implemented by an Indexed source that can

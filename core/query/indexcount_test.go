@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // memCounter answers the stored-count lookups of memIndexed from its fake

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strconv"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // memSource is an in-memory Source: records scanned in ascending id order

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // memPager adds EqualityPager to memIndexed and records each page asked

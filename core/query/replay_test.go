@@ -5,10 +5,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"storhfs/internal/corpus"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/internal/corpus"
+
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func corpusDir(t *testing.T) string { return corpus.Require(t) }

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func tid(n int) string { return fmt.Sprintf("018f8be0-0001-7000-8000-%012d", n) }

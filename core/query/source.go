@@ -7,7 +7,7 @@
 // secondary indexes to Indexed).
 package query
 
-import "storhfs/core/phpjson"
+import "github.com/storhfs/storhfs/core/phpjson"
 
 // Record is one stored record: its id and its decoded data object.
 type Record struct {

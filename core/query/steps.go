@@ -3,7 +3,7 @@ package query
 import (
 	"fmt"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // ApplySteps applies a conformance "build" list (corpus README 4.6) to b:

@@ -3,7 +3,7 @@ package query
 import (
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func TestApplyStepsShapes(t *testing.T) {

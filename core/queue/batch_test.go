@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // bigJobs is enough jobs for a batch to pass batchFlushBytes several times.

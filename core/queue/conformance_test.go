@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/phpjson"
-	"storhfs/internal/conformance"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/internal/conformance"
 )
 
 func TestConformance(t *testing.T) {

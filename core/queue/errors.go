@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"storhfs/core/guard"
+	"github.com/storhfs/storhfs/core/guard"
 )
 
 // PHP's exception texts (docs/format/queue.md §2.2, §5.2). Error() of these is exactly

@@ -3,9 +3,9 @@ package queue
 import (
 	"strconv"
 
-	"storhfs/core/guard"
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/guard"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // Op is a queue.log event type. These five are all PHP knows; writing any

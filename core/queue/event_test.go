@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 const idA = "018bcfe5-6800-7000-8000-00000000000a"

@@ -4,7 +4,7 @@ package queue
 // shared with SegmentedLog; queue.log is read with guard.Queue() rules
 // (docs/format/queue.md §2.2 steps 1-4). These names stay for existing callers.
 
-import "storhfs/core/guard"
+import "github.com/storhfs/storhfs/core/guard"
 
 // GuardFault says why a line failed the guard (see guard.Fault).
 type GuardFault = guard.Fault

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/guard"
+	"github.com/storhfs/storhfs/core/guard"
 )
 
 // workedExample is the 1000-byte queue.log of docs/format/queue.md §3.5.

@@ -1,6 +1,6 @@
 package queue
 
-import "storhfs/core/fsutil"
+import "github.com/storhfs/storhfs/core/fsutil"
 
 // LogName is the queue's one file of guarded event lines, in its
 // directory (docs/format/queue.md).

@@ -1,8 +1,8 @@
 package queue
 
 import (
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Stats is the stats() result: counts plus the byte size of queue.log (0 when

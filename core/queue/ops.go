@@ -1,8 +1,8 @@
 package queue
 
 import (
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // Record is a claimed job: its id and the payload as PHP claimers see it

@@ -1,6 +1,6 @@
 package queue
 
-import "storhfs/core/phpjson"
+import "github.com/storhfs/storhfs/core/phpjson"
 
 // The JSON value model is phpjson's; these two calls are all the queue needs.
 

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // Options configures a Queue. The zero value is PHP's defaults.

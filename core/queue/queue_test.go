@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // testClock is a settable clock (Unix seconds).

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/guard"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/guard"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // View is one read-only file a mounted queue shows.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"storhfs/core/guard"
+	"github.com/storhfs/storhfs/core/guard"
 )
 
 // MaxLineBytes bounds one queue.log line in memory. PHP has no such limit, so

@@ -3,7 +3,7 @@ package queue
 import (
 	"maps"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // jobState is the list a job is on. Every job in state.jobs is on exactly one.

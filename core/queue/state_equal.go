@@ -1,6 +1,6 @@
 package queue
 
-import "storhfs/core/phpjson"
+import "github.com/storhfs/storhfs/core/phpjson"
 
 // equal reports whether two states agree on everything PHP's verify()
 // compares: payloads (strict PHP equality), pending set and effective order,

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"storhfs/internal/proctest"
+	"github.com/storhfs/storhfs/internal/proctest"
 )
 
 // prefetchItem is a synthetic item: in its walk position, out what load

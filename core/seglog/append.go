@@ -5,9 +5,9 @@ import (
 	"io"
 	"os"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // bulkFlushBytes is PHP's bulk-append buffer size (docs/format/segmentedlog.md §3.2).

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // An append stream that fails after a roll keeps the roll: the sealed

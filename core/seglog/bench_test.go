@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/phpjson"
-	"storhfs/internal/scratch"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/internal/scratch"
 )
 
 // Benchmarks on the PHP reference workload: 20k records, 16 KiB segments.

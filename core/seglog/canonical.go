@@ -3,8 +3,8 @@ package seglog
 import (
 	"unsafe"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // Records view fast path. A put line whose data is already in the exact

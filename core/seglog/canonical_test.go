@@ -3,7 +3,7 @@ package seglog
 import (
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // canonicalRoundTrip is what canonicalData promises: PHP's reading of data

@@ -8,9 +8,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // Compact rewrites all live records into compact-<token>-NNNNNN segments

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/phpjson"
-	"storhfs/core/query"
-	"storhfs/internal/conformance"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/query"
+	"github.com/storhfs/storhfs/internal/conformance"
 )
 
 func TestConformance(t *testing.T) {

@@ -1,6 +1,6 @@
 package seglog
 
-import "storhfs/core/phpjson"
+import "github.com/storhfs/storhfs/core/phpjson"
 
 // maxLineNesting is the deepest nesting of arrays and objects PHP's
 // json_decode($line, true) (depth 512) reads in a line's envelope.

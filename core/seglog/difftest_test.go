@@ -3,8 +3,8 @@ package seglog
 import (
 	"testing"
 
-	"storhfs/internal/conformance"
-	"storhfs/internal/difftest"
+	"github.com/storhfs/storhfs/internal/conformance"
+	"github.com/storhfs/storhfs/internal/difftest"
 )
 
 // TestDifferential replays random log op sequences with the real PHP

@@ -3,7 +3,7 @@ package seglog
 import (
 	"unicode/utf8"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // envelope is a decoded line payload (docs/format/segmentedlog.md §2.2, §2.4 full decode).

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // IsCollection reports whether dir holds a SegmentedLog collection: a

@@ -1,6 +1,6 @@
 package seglog
 
-import "storhfs/core/guard"
+import "github.com/storhfs/storhfs/core/guard"
 
 // Line framing (docs/format/segmentedlog.md §2.1, §2.4, §2.6) is core/guard's: "<len>\t<xxh32>\t<json>\n".
 // PHP's full decoder (stream, get, verify) strips every trailing CR/LF, its

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"sync"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // Log is a PHP-compatible SegmentedLogStore instance on one collection (or

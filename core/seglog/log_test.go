@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func testID(n int) string { return fmt.Sprintf("018bcfe5-6800-7000-8000-%012d", n) }

@@ -1,6 +1,6 @@
 package seglog
 
-import "storhfs/core/phpjson"
+import "github.com/storhfs/storhfs/core/phpjson"
 
 // Stats is stats() (docs/format/segmentedlog.md §4.5).
 type Stats struct {

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strconv"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // manifest.jsonc (docs/format/segmentedlog.md §1.4): {"nextSegment":int,"sealed":[entry...],"active":entry}

@@ -1,6 +1,6 @@
 package seglog
 
-import "storhfs/core/phpjson"
+import "github.com/storhfs/storhfs/core/phpjson"
 
 // The few phpjson entry points the log uses, in one place.
 

@@ -1,8 +1,8 @@
 package seglog
 
 import (
-	"storhfs/core/phpjson"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // StreamQuery is PHP's RecordQuery for stream() (docs/format/segmentedlog.md §4.3). Build it with

@@ -7,9 +7,9 @@ import (
 	"os"
 	"strconv"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/guard"
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/guard"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // errStopStream ends a stream early from inside the callback.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // Reader reads a log collection (or partition) directory without ever

@@ -1,6 +1,6 @@
 package seglog
 
-import "storhfs/core/fsutil"
+import "github.com/storhfs/storhfs/core/fsutil"
 
 // Read-only stats() and verify(): what a PHP instance freshly opened on
 // the directory would return, computed without the open's side effects.

@@ -6,9 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"storhfs/internal/treetest"
 	"strings"
 	"testing"
+
+	"github.com/storhfs/storhfs/internal/treetest"
 )
 
 // buildLog writes a log of 3 segments (max 300 bytes): puts 1..8, a delete

@@ -6,7 +6,7 @@ import (
 	"io"
 	"iter"
 
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // RecordLines reads the records view (records.ndjson) of a snapshot line

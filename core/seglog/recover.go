@@ -5,7 +5,7 @@ import (
 	"syscall"
 	"time"
 
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // fileStamp identifies one version of a file cheaply (size, mtime, inode).

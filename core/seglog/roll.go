@@ -1,8 +1,8 @@
 package seglog
 
 import (
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // rollLocked seals the active segment (docs/format/segmentedlog.md §3.3), lock held, in PHP's

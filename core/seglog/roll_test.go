@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // After many rolls of one bulk append the manifest on disk is the full

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"io"
 
-	"storhfs/core/guard"
+	"github.com/storhfs/storhfs/core/guard"
 )
 
 // MaxLineBytes bounds the memory one line may take while a segment is

@@ -3,7 +3,7 @@ package seglog
 import (
 	"errors"
 
-	"storhfs/core/query"
+	"github.com/storhfs/storhfs/core/query"
 )
 
 // StoreClass is the PHP class name explain() reports for a log.

@@ -3,8 +3,8 @@ package seglog
 import (
 	"strconv"
 
-	"storhfs/core/fsutil"
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Sparse index files segments/<base>.idx.jsonc (docs/format/segmentedlog.md §1.5):

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 var updateWriteTree = flag.Bool("update-write-tree", false, "rewrite testdata/write_tree.golden")

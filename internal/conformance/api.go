@@ -6,7 +6,7 @@ package conformance
 import (
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Executor runs the engine-specific ops of one case.

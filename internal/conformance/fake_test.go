@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // fakeExec is a tiny doc-like engine: open/close manage a writer marker,

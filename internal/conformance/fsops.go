@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // isHarnessOp reports whether the harness executes op itself (README 4.1).

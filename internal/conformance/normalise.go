@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Replacement tokens of README 7.3 and 7.4.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func TestNormalisePaths(t *testing.T) {

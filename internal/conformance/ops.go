@@ -3,7 +3,7 @@ package conformance
 import (
 	"errors"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Member access for executors. An op line is a decoded JSON object; a

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // mustOp decodes one op line for a test.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // closeAllTimeout bounds Executor.CloseAll: after a panic an engine may

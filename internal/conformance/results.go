@@ -3,7 +3,7 @@ package conformance
 import (
 	"fmt"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // RecordValue is a record as results.jsonl writes it (README 4):

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 func TestRecordValue(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	corpusdir "storhfs/internal/corpus"
+	corpusdir "github.com/storhfs/storhfs/internal/corpus"
 )
 
 // Run runs every case of <corpus>/<engine>/ as t.Run(caseName): builds the

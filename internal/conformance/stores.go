@@ -3,7 +3,7 @@ package conformance
 import (
 	"fmt"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Stores is the open/close bookkeeping of an executor whose engine keeps

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // fakeStore counts its Close calls; closeErr is what Close returns.

@@ -3,7 +3,7 @@ package conformance
 import (
 	"errors"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // StreamQuery is an engine's stream query in the terms of README 4.5 (PHP

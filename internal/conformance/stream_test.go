@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // recordingQuery logs the StreamQuery calls it gets and fails the one

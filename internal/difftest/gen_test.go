@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // A seed always gives the same sequence (a divergence is reproduced from

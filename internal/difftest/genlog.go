@@ -3,7 +3,7 @@ package difftest
 import (
 	"fmt"
 
-	"storhfs/core/guard"
+	"github.com/storhfs/storhfs/core/guard"
 )
 
 const logColl = "events"

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // The generator builds op lines from these plain values and writes them

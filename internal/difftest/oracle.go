@@ -7,7 +7,7 @@ import (
 	"os/exec"
 	"time"
 
-	"storhfs/internal/corpus"
+	"github.com/storhfs/storhfs/internal/corpus"
 )
 
 // replayTimeout bounds one PHP replay: a stuck PHP process must not hang the run.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"storhfs/internal/conformance"
-	"storhfs/internal/corpus"
+	"github.com/storhfs/storhfs/internal/conformance"
+	"github.com/storhfs/storhfs/internal/corpus"
 )
 
 // generators are the sequence generators per engine: seed and a target

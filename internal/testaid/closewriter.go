@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 
-	"storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // closeWriterCommand creates new records in a mounted

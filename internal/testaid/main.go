@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 func main() {
