@@ -1,0 +1,5 @@
+//go:build !race
+
+package phpjson
+
+const raceEnabled = false
