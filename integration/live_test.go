@@ -14,14 +14,6 @@ import (
 	"github.com/storhfs/storhfs/core/seglog"
 )
 
-// visibleWithin is the longest a change made by another process may take
-// to show in the mount. The kernel's caches alone would hide it for up to
-// 1 s; the mount's watcher invalidates them as soon as the data directory
-// changes. The mount under test is race-built and the machine may be
-// loaded, so the bound leaves room (typical: tens of ms) while ten
-// uniformly spread 0-1 s delays would still miss it (0.75^10 < 6%).
-const visibleWithin = 750 * time.Millisecond
-
 // TestLiveView changes ROOT from other processes while it is mounted and
 // polls the mount from yet other processes until each change shows.
 func TestLiveView(t *testing.T) { forEachMode(t, testLiveView) }
@@ -47,9 +39,8 @@ func testLiveView(t *testing.T, flags []string) {
 	//
 	// A poller keeps the kernel's caches warm while the writer runs, as an
 	// application reading the mount would: without the watcher's
-	// invalidation, a change would then stay hidden for up to 1 s after
-	// the writer exits (uniformly spread), and with ten changes observed
-	// at least one would miss visibleWithin.
+	// invalidation, a change to a watched collection's record would then
+	// stay hidden for the long cache timeout, past the 5 s wait.
 	observe := func(t *testing.T, what string, change func(), visible func() bool) {
 		t.Helper()
 		stop, polled := make(chan struct{}), make(chan struct{})
@@ -216,10 +207,11 @@ func testLiveView(t *testing.T, flags []string) {
 
 	var report []string
 	for what, d := range latencies {
+		// Logged, not bounded: no timing threshold in a test. Records of
+		// a watched collection are cached for an hour (--cache-timeout),
+		// so their changes show within the 5 s wait only through the
+		// watcher's invalidation.
 		report = append(report, fmt.Sprintf("%s: %v", what, d.Round(time.Millisecond)))
-		if d > visibleWithin {
-			t.Errorf("%s took %v to show, want under %v", what, d, visibleWithin)
-		}
 	}
 	slices.Sort(report)
 	t.Logf("visibility latency (writer exit to the mount showing it):\n  %s", strings.Join(report, "\n  "))
