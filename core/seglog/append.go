@@ -244,14 +244,15 @@ func (ap *appender) flush() error {
 	return nil
 }
 
-// withLock runs fn under the instance mutex and the collection flock.
-func (l *Log) withLock(fn func() error) error {
+// withLock runs fn under the instance mutex and the collection flock; a
+// failed release of the flock is reported with fn's error.
+func (l *Log) withLock(fn func() error) (err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.lock.Lock(); err != nil {
 		return err
 	}
-	defer l.lock.Unlock()
+	defer l.lock.UnlockInto(&err)
 	return fn()
 }
 

@@ -66,7 +66,7 @@ func Open(root, collection string, opts Options) (*Log, error) {
 // Dir is the collection (partition) directory.
 func (l *Log) Dir() string { return l.dir }
 
-func (l *Log) open() error {
+func (l *Log) open() (err error) {
 	if err := fsutil.EnsureDir(l.dir); err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (l *Log) open() error {
 	if err := l.lock.Lock(); err != nil {
 		return err
 	}
-	defer l.lock.Unlock()
+	defer l.lock.UnlockInto(&err)
 	if err := fsutil.EnsureDir(l.segDir); err != nil {
 		return err
 	}
