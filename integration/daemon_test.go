@@ -148,6 +148,25 @@ func TestLogLevels(t *testing.T) {
 }
 
 // listenUnixgram listens on a fresh unix datagram socket.
+// startNotifiedMount runs argv (a storhfs mount serving dir) with
+// NOTIFY_SOCKET set, as systemd's Type=notify does, and returns the mount
+// and the socket its notifications arrive on. Cleanup unmounts.
+func startNotifiedMount(t *testing.T, dir string, argv ...string) (*mount, *net.UnixConn) {
+	t.Helper()
+	notify := listenUnixgram(t, "notify")
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notify.LocalAddr().String())
+	m := &mount{t: t, dir: dir, cmd: cmd, done: make(chan error, 1), log: &lockedWriter{}}
+	cmd.Stdout, cmd.Stderr = m.log, m.log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { m.done <- cmd.Wait() }()
+	t.Cleanup(m.forceUnmount)
+	unmountDaemonOnCleanup(t, dir)
+	return m, notify
+}
+
 func listenUnixgram(t *testing.T, name string) *net.UnixConn {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
@@ -195,17 +214,7 @@ func TestSystemdNotify(t *testing.T) {
 	requireFuse(t, "ls")
 	root := demoRoot(t, 20)
 	dir := newMountDir(t)
-	notify := listenUnixgram(t, "notify")
-	cmd := exec.Command(storhfsBin, "mount", root, dir)
-	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notify.LocalAddr().String())
-	m := &mount{t: t, dir: dir, cmd: cmd, done: make(chan error, 1), log: &lockedWriter{}}
-	cmd.Stdout, cmd.Stderr = m.log, m.log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { m.done <- cmd.Wait() }()
-	t.Cleanup(m.forceUnmount)
-	unmountDaemonOnCleanup(t, dir)
+	m, notify := startNotifiedMount(t, dir, storhfsBin, "mount", root, dir)
 
 	if got := readDatagram(t, notify, 15*time.Second); got != "READY=1" {
 		t.Fatalf("first notification %q, want READY=1", got)
@@ -215,7 +224,7 @@ func TestSystemdNotify(t *testing.T) {
 		t.Fatalf("READY=1 before %s was mounted", dir)
 	}
 	checkServes(t, dir, root)
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	if got := readDatagram(t, notify, 15*time.Second); got != "STOPPING=1" {

@@ -1,8 +1,6 @@
 package integration
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -53,17 +51,7 @@ func TestContribUnit(t *testing.T) {
 		t.Fatalf("unit has no ExecStart or ExecStop:\n%s", unit)
 	}
 
-	notify := listenUnixgram(t, "notify")
-	cmd := exec.Command(start[0], start[1:]...)
-	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notify.LocalAddr().String())
-	m := &mount{t: t, dir: dir, cmd: cmd, done: make(chan error, 1), log: &lockedWriter{}}
-	cmd.Stdout, cmd.Stderr = m.log, m.log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { m.done <- cmd.Wait() }()
-	t.Cleanup(m.forceUnmount)
-	unmountDaemonOnCleanup(t, dir)
+	m, notify := startNotifiedMount(t, dir, start...)
 	if got := readDatagram(t, notify, 15*time.Second); got != "READY=1" {
 		t.Fatalf("ExecStart sent %q, want READY=1\n%s", got, m.log)
 	}
