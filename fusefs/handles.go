@@ -9,9 +9,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/storhfs/storhfs/internal/fuseattr"
 )
 
 // writeHandle is one open-for-writing of a record: a private buffer,
@@ -285,6 +288,13 @@ func (h *writeHandle) reportLocked() {
 	}
 }
 
+func (h *writeHandle) unlinkedAttr(out *fuse.Attr, perm uint32) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	setMemAttr(out, h.buf.size(), time.Now(), perm)
+	return 0
+}
+
 // readHandle reads the stored record file.
 type readHandle struct {
 	f     *os.File
@@ -302,6 +312,15 @@ func (h *readHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.Rea
 		return nil, errnoOf(err, syscall.EIO)
 	}
 	return fuse.ReadResultData(dest[:n]), 0
+}
+
+func (h *readHandle) unlinkedAttr(out *fuse.Attr, perm uint32) syscall.Errno {
+	fi, err := h.f.Stat()
+	if err != nil {
+		return errnoOf(err, syscall.EIO)
+	}
+	fuseattr.FromInfo(out, fi, perm)
+	return 0
 }
 
 func (h *readHandle) Release(ctx context.Context) syscall.Errno {
@@ -332,6 +351,13 @@ func (h *bufferReadHandle) Read(ctx context.Context, dest []byte, off int64) (fu
 		return nil, errno
 	}
 	return fuse.ReadResultData(data), 0
+}
+
+func (h *bufferReadHandle) unlinkedAttr(out *fuse.Attr, perm uint32) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	setMemAttr(out, h.buf.size(), time.Now(), perm)
+	return 0
 }
 
 func (h *bufferReadHandle) Release(ctx context.Context) syscall.Errno {

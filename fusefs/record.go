@@ -28,9 +28,30 @@ var (
 	_ fs.NodeReader    = (*recordNode)(nil)
 )
 
+// Getattr describes the record; fstat on a descriptor whose record is gone
+// (removed since the open) describes what the descriptor holds, with no
+// link, as a local file system does.
 func (r *recordNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	return r.c.storedAttrOut(r.id, out)
+	errno := r.c.storedAttrOut(r.id, out)
+	if h, ok := f.(unlinkedDescriptor); ok && errno == syscall.ENOENT {
+		errno = h.unlinkedAttr(&out.Attr, r.c.m.filePerm())
+		out.Nlink = 0
+		out.SetTimeout(volatileTimeout)
+	}
+	return errno
 }
+
+// unlinkedDescriptor is an open handle that can describe itself once its
+// record's name is gone.
+type unlinkedDescriptor interface {
+	unlinkedAttr(out *fuse.Attr, perm uint32) syscall.Errno
+}
+
+var (
+	_ unlinkedDescriptor = (*writeHandle)(nil)
+	_ unlinkedDescriptor = (*readHandle)(nil)
+	_ unlinkedDescriptor = (*bufferReadHandle)(nil)
+)
 
 // Open: read-only opens read the stored file through the kernel page cache
 // while it holds that file's pages (pagecache.go). Opens for writing get a
