@@ -17,6 +17,14 @@ import (
 // or its absence. An outside write after ours makes a new file (storh
 // writes by rename), which does not match, so it is invalidated as
 // before; a match older than selfChangeWindow is not trusted.
+//
+// The stat is taken after the change, so an outside change landing between
+// the mount's change and that stat is noted as the mount's own, and its
+// watcher event is skipped. That loses nothing, because every mutation
+// through the mount invalidates after it notes: a commit queues
+// NotifyContent (and a rename NotifyEntry) once note has run, and an
+// unlink's entry is dropped by the kernel itself (fuse_entry_unlinked), so
+// the kernel asks again and finds the outside file.
 type selfChanges struct {
 	mu      sync.Mutex
 	records map[recordKey]noted
