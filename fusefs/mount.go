@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"errors"
 	"log"
 	"log/slog"
 	"os"
@@ -94,6 +95,9 @@ const cacheTimeout = fuseopts.CacheTimeout
 // Mount mounts the catalog's storage root at mountpoint and serves it in the
 // background. As root it calls mount(2) directly, otherwise fusermount3.
 func Mount(mountpoint string, cfg Config) (*Mounted, error) {
+	if cfg.AllowRoot && cfg.AllowOther {
+		return nil, errors.New("allow_root and allow_other exclude each other")
+	}
 	events, logger, fuseLog := cfg.logs()
 	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
 	state.events = events

@@ -12,9 +12,10 @@ import (
 type mountFS struct {
 	fuse.RawFileSystem
 	gate    *requestGate
-	statDir string    // the storage root: its file system's figures are the mount's
-	noOpen  bool      // a read-only mount: OPEN and FLUSH answered ENOSYS (see Open)
-	owners  Ownership // applied to every attribute sent (shown)
+	statDir string // the storage root: its file system's figures are the mount's
+	noOpen  bool   // a read-only mount: OPEN and FLUSH answered ENOSYS (see Open)
+
+	owners Ownership // applied to every attribute sent (shown)
 }
 
 var _ fuse.RawFileSystem = (*mountFS)(nil)
