@@ -139,15 +139,30 @@ func TestDefaultPermissionsCheckTheBitsShown(t *testing.T) {
 	root := demoRoot(t, 3)
 	record := filepath.Join("pages", storedIDs(t, root, "pages")[0]+".jsonc")
 
-	t.Run("default_permissions reaches the kernel", func(t *testing.T) {
-		m := startMount(t, root, "-o", "default_permissions")
+	// Root without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH: a caller the
+	// kernel lets into a mount without allow_other (it is the mount's
+	// user) that does not pass over permission bits.
+	rootWithoutDAC := func(args ...string) (string, error) {
+		drop := "-dac_override,-dac_read_search"
+		return run("", "setpriv", append([]string{"--bounding-set=" + drop, "--inh-caps=" + drop}, args...)...)
+	}
+	t.Run("default_permissions alone", func(t *testing.T) {
+		m := startMount(t, root, "-o", "default_permissions,uid=4321,umask=077")
 		if opts := mountOptions(t, m.dir); !strings.Contains(opts, "default_permissions") || strings.Contains(opts, "allow_other") {
 			t.Errorf("-o default_permissions mounted with %q, want default_permissions and no allow_other", opts)
 		}
+		if out, err := rootWithoutDAC("cat", m.path(record)); err == nil || !strings.Contains(out, "Permission denied") {
+			t.Errorf("root without DAC capabilities reading a record shown 0600 for uid 4321: %v %q, want Permission denied", err, out)
+		}
 		runOK(t, "", "cat", m.path(record)) // root passes the bits
-		plain := startMount(t, root)
+
+		// Without it the daemon checks nothing: the same caller reads.
+		plain := startMount(t, root, "-o", "uid=4321,umask=077")
 		if opts := mountOptions(t, plain.dir); strings.Contains(opts, "default_permissions") {
-			t.Errorf("a plain mount has default_permissions: %q", opts)
+			t.Errorf("a mount without default_permissions has it: %q", opts)
+		}
+		if out, err := rootWithoutDAC("cat", plain.path(record)); err != nil {
+			t.Errorf("root without DAC capabilities reading through a mount without default_permissions: %v %q", err, out)
 		}
 	})
 
