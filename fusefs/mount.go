@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"errors"
 	"log"
 	"log/slog"
 	"os"
@@ -21,6 +22,18 @@ type Config struct {
 	ReadOnly   bool   // every mutation fails with EROFS
 	AllowOther bool   // let other users in (with default_permissions)
 	Debug      bool   // log every FUSE request
+
+	// AllowRoot lets root in besides the user the daemon runs as
+	// (allow_root: the kernel lets everyone in, rootAndOwnerFS refuses
+	// the others). Not together with AllowOther.
+	AllowRoot bool
+	// DefaultPermissions has the kernel check every access against the
+	// permission bits and owner shown (always on with AllowOther).
+	DefaultPermissions bool
+	// Ownership is the owner and permission bits shown for every file
+	// (uid=, gid=, umask=; ownership.go).
+	Ownership Ownership
+
 	// NoWatch turns off the watch of ROOT (watch.go): changes made by
 	// other processes then show up only when the 1 s kernel caches expire.
 	NoWatch bool
@@ -82,6 +95,9 @@ const cacheTimeout = fuseopts.CacheTimeout
 // Mount mounts the catalog's storage root at mountpoint and serves it in the
 // background. As root it calls mount(2) directly, otherwise fusermount3.
 func Mount(mountpoint string, cfg Config) (*Mounted, error) {
+	if cfg.AllowRoot && cfg.AllowOther {
+		return nil, errors.New("allow_root and allow_other exclude each other")
+	}
 	events, logger, fuseLog := cfg.logs()
 	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
 	state.events = events
@@ -96,12 +112,15 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	}
 	direct := os.Geteuid() == 0
 	opts := fuseopts.Options(fuseopts.Settings{
-		FsName: cfg.FsName, AllowOther: cfg.AllowOther, Debug: cfg.Debug, ReadOnly: cfg.ReadOnly,
-		Logger: fuseLog, Direct: direct,
+		FsName: cfg.FsName, AllowOther: cfg.AllowOther || cfg.AllowRoot, Debug: cfg.Debug, ReadOnly: cfg.ReadOnly,
+		Logger: fuseLog, Direct: direct, DefaultPermissions: cfg.DefaultPermissions || cfg.AllowOther,
 	})
 	root := rootNode(state)
 	gate := &requestGate{}
-	rawFS := &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path(""), noOpen: state.noOpen}
+	var rawFS fuse.RawFileSystem = &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path(""), noOpen: state.noOpen, owners: cfg.Ownership}
+	if cfg.AllowRoot {
+		rawFS = &rootAndOwnerFS{RawFileSystem: rawFS, owner: uint32(os.Getuid())}
+	}
 	server, err := fuse.NewServer(rawFS, mountpoint, &opts.MountOptions)
 	if err != nil {
 		state.closeAll()

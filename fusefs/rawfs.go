@@ -14,6 +14,8 @@ type mountFS struct {
 	gate    *requestGate
 	statDir string // the storage root: its file system's figures are the mount's
 	noOpen  bool   // a read-only mount: OPEN and FLUSH answered ENOSYS (see Open)
+
+	owners Ownership // applied to every attribute sent (shown)
 }
 
 var _ fuse.RawFileSystem = (*mountFS)(nil)
@@ -40,9 +42,39 @@ func (f *mountFS) StatFs(cancel <-chan struct{}, in *fuse.InHeader, out *fuse.St
 // replace a zero by the mount's default; the smallest non-zero lifetime
 // still lasts one or two clock ticks in the kernel).
 func (f *mountFS) Lookup(cancel <-chan struct{}, h *fuse.InHeader, name string, out *fuse.EntryOut) fuse.Status {
-	st := f.RawFileSystem.Lookup(cancel, h, name, out)
+	st := f.shown(f.RawFileSystem.Lookup(cancel, h, name, out), &out.Attr)
 	if out.EntryValid == 0 && out.EntryValidNsec == uint32(volatileTimeout) {
 		out.EntryValidNsec = 0
+	}
+	return st
+}
+
+// shown applies the mount's Ownership to the attributes of a successful
+// answer. Every method whose answer carries attributes passes them
+// through here (or applyDirPlus, applyStatx).
+func (f *mountFS) shown(st fuse.Status, attr *fuse.Attr) fuse.Status {
+	if st == fuse.OK {
+		f.owners.apply(attr)
+	}
+	return st
+}
+
+func (f *mountFS) GetAttr(cancel <-chan struct{}, in *fuse.GetAttrIn, out *fuse.AttrOut) fuse.Status {
+	return f.shown(f.RawFileSystem.GetAttr(cancel, in, out), &out.Attr)
+}
+
+func (f *mountFS) Statx(cancel <-chan struct{}, in *fuse.StatxIn, out *fuse.StatxOut) fuse.Status {
+	st := f.RawFileSystem.Statx(cancel, in, out)
+	if st == fuse.OK {
+		f.owners.applyStatx(&out.Statx)
+	}
+	return st
+}
+
+func (f *mountFS) ReadDirPlus(cancel <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEntryList) fuse.Status {
+	st := f.RawFileSystem.ReadDirPlus(cancel, in, out)
+	if !f.owners.isZero() {
+		f.owners.applyDirPlus(out.Bytes())
 	}
 	return st
 }
@@ -75,27 +107,27 @@ func (f *mountFS) OpenDir(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.Ope
 }
 
 func (f *mountFS) Create(cancel <-chan struct{}, in *fuse.CreateIn, name string, out *fuse.CreateOut) fuse.Status {
-	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Create(cancel, in, name, out) })
+	return f.gated(startsWork, func() fuse.Status { return f.shown(f.RawFileSystem.Create(cancel, in, name, out), &out.Attr) })
 }
 
 func (f *mountFS) Tmpfile(cancel <-chan struct{}, in *fuse.CreateIn, out *fuse.CreateOut) fuse.Status {
-	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Tmpfile(cancel, in, out) })
+	return f.gated(startsWork, func() fuse.Status { return f.shown(f.RawFileSystem.Tmpfile(cancel, in, out), &out.Attr) })
 }
 
 func (f *mountFS) Mknod(cancel <-chan struct{}, in *fuse.MknodIn, name string, out *fuse.EntryOut) fuse.Status {
-	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Mknod(cancel, in, name, out) })
+	return f.gated(startsWork, func() fuse.Status { return f.shown(f.RawFileSystem.Mknod(cancel, in, name, out), &out.Attr) })
 }
 
 func (f *mountFS) Mkdir(cancel <-chan struct{}, in *fuse.MkdirIn, name string, out *fuse.EntryOut) fuse.Status {
-	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Mkdir(cancel, in, name, out) })
+	return f.gated(startsWork, func() fuse.Status { return f.shown(f.RawFileSystem.Mkdir(cancel, in, name, out), &out.Attr) })
 }
 
 func (f *mountFS) Link(cancel <-chan struct{}, in *fuse.LinkIn, name string, out *fuse.EntryOut) fuse.Status {
-	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Link(cancel, in, name, out) })
+	return f.gated(startsWork, func() fuse.Status { return f.shown(f.RawFileSystem.Link(cancel, in, name, out), &out.Attr) })
 }
 
 func (f *mountFS) Symlink(cancel <-chan struct{}, h *fuse.InHeader, target, name string, out *fuse.EntryOut) fuse.Status {
-	return f.gated(startsWork, func() fuse.Status { return f.RawFileSystem.Symlink(cancel, h, target, name, out) })
+	return f.gated(startsWork, func() fuse.Status { return f.shown(f.RawFileSystem.Symlink(cancel, h, target, name, out), &out.Attr) })
 }
 
 func (f *mountFS) Write(cancel <-chan struct{}, in *fuse.WriteIn, data []byte) (n uint32, st fuse.Status) {
@@ -146,7 +178,7 @@ func (f *mountFS) Fallocate(cancel <-chan struct{}, in *fuse.FallocateIn) fuse.S
 }
 
 func (f *mountFS) SetAttr(cancel <-chan struct{}, in *fuse.SetAttrIn, out *fuse.AttrOut) fuse.Status {
-	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.SetAttr(cancel, in, out) })
+	return f.gated(finishesWork, func() fuse.Status { return f.shown(f.RawFileSystem.SetAttr(cancel, in, out), &out.Attr) })
 }
 
 func (f *mountFS) Rename(cancel <-chan struct{}, in *fuse.RenameIn, oldName, newName string) fuse.Status {

@@ -24,16 +24,23 @@ func mountCommand() *cli.Command {
 		ArgsUsage: "ROOT MOUNTPOINT",
 		Description: `Flags may come before or after ROOT and MOUNTPOINT, and -o takes the
 options of an /etc/fstab line: ro, rw, nonempty, log=FILE, and every flag
-with "_" for "-" (allow_other, no_watch, max_buffer_mb=256, ...).
+with "_" for "-" (allow_other, allow_root, default_permissions, uid=1000,
+gid=1000, umask=027, no_watch, max_buffer_mb=256, ...).
 
 Example:
    $ storhfs mount /var/storh/app /mnt/storh
    $ storhfs mount /var/storh/app /mnt/storh -o ro,allow_other
+   $ storhfs mount /var/storh/app /mnt/storh -o uid=1000,gid=1000,umask=027,allow_other
    $ storhfs mount --read-only /var/storh/app /mnt/storh --log-file /var/log/storhfs.log`,
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "read-only", Usage: "refuse every change with EROFS"},
-			&cli.BoolFlag{Name: "allow-other", Usage: "let other users access the mount"},
+			&cli.BoolFlag{Name: "allow-other", Usage: "let other users access the mount (turns on --default-permissions)"},
+			&cli.BoolFlag{Name: allowRootFlag, Usage: "let root access the mount besides the user running storhfs (not with --allow-other; a non-root user needs user_allow_other in /etc/fuse.conf)"},
+			&cli.BoolFlag{Name: defaultPermissionsFlag, Usage: "have the kernel check the owner and permission bits shown before every access"},
+			&cli.StringFlag{Name: uidFlag, Usage: "show every file and folder as owned by user `ID` (a number; default: the owner of each stored file)", Action: checkOwnershipValue(uidFlag)},
+			&cli.StringFlag{Name: gidFlag, Usage: "show every file and folder as owned by group `ID` (a number)", Action: checkOwnershipValue(gidFlag)},
+			&cli.StringFlag{Name: umaskFlag, Usage: "show permission bits 0666 (files) and 0777 (folders) less the octal `MASK`; read-only files stay read-only (default: 0644 and 0755)", Action: checkOwnershipValue(umaskFlag)},
 			&cli.BoolFlag{Name: "debug", Usage: "log every FUSE request (same as --log-level debug)"},
 			// Set by the mount(8) helper (fstab.go) for its detached child.
 			&cli.StringFlag{Name: detachedLogFlag, Hidden: true},
@@ -55,6 +62,10 @@ Example:
 func runMount(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usageError(c, "need ROOT and MOUNTPOINT")
+	}
+	owners, err := mountOwnership(c)
+	if err != nil {
+		return err
 	}
 	if c.Bool(daemonFlag) && c.String(detachedLogFlag) == "" {
 		return runDaemon(c)
@@ -91,8 +102,12 @@ func runMount(c *cli.Context) error {
 		FsName:     root,
 		ReadOnly:   c.Bool("read-only"),
 		AllowOther: c.Bool("allow-other"),
+		AllowRoot:  c.Bool(allowRootFlag),
+		Ownership:  owners,
 		Debug:      c.Bool("debug"),
 		NoWatch:    c.Bool("no-watch"),
+
+		DefaultPermissions: c.Bool(defaultPermissionsFlag),
 
 		MaxBufferBytes: c.Int64("max-buffer-mb") << 20,
 		CacheTimeout:   c.Duration("cache-timeout"),

@@ -10,8 +10,10 @@ import (
 // One option parser serves `storhfs mount -o ...` and the mount(8) helper
 // (fstab.go), so the two cannot drift: each -o item becomes a flag of the
 // mount command. Every mount flag has an -o form, its name with "_" for
-// "-" (no_watch, max_buffer_mb=N, log_file=FILE); the FUSE names people
-// put in /etc/fstab are aliases (ro, rw, nonempty, log=FILE); the generic
+// "-" (no_watch, max_buffer_mb=N, log_file=FILE, and so the FUSE options
+// allow_root, default_permissions, uid=N, gid=N, umask=NNN); the other
+// FUSE names people put in /etc/fstab are aliases (ro, rw, nonempty,
+// log=FILE); the generic
 // options mount(8) and systemd handle themselves are accepted and ignored.
 
 // optionAliases maps fstab option names to mount flags.
@@ -50,6 +52,11 @@ func optionFlags(opts string, flags []cli.Flag, sloppy bool) ([]string, error) {
 		case ok && !takesValue && !hasValue:
 			out = append(out, "--"+flag)
 		case ok && takesValue && hasValue && value != "":
+			if parse := ownershipValues[flag]; parse != nil {
+				if _, err := parse(value); err != nil {
+					return nil, fmt.Errorf("mount option %s: %w", opt, err)
+				}
+			}
 			out = append(out, "--"+flag+"="+value)
 		case sloppy:
 		default:

@@ -18,11 +18,15 @@ const CacheTimeout = time.Second
 // Settings are what a mount's options depend on (fusefs.Config).
 type Settings struct {
 	FsName     string // shown by df/mount
-	AllowOther bool   // let other users in (with default_permissions)
+	AllowOther bool   // the kernel lets other users in
 	Debug      bool   // log every FUSE request
 	ReadOnly   bool
 	Logger     *log.Logger
 	Direct     bool // mount with mount(2) (root) instead of fusermount3
+
+	// DefaultPermissions: the kernel checks permission bits and owner
+	// itself (default_permissions) instead of leaving it to the daemon.
+	DefaultPermissions bool
 }
 
 // Options are the kernel and go-fuse settings of a mount.
@@ -48,7 +52,7 @@ func Options(cfg Settings) *fs.Options {
 		// not tell the truncating descriptor from other writers of the record.
 		ExtraCapabilities: fuse.CAP_READDIRPLUS_AUTO | fuse.CAP_ATOMIC_O_TRUNC,
 	}
-	if cfg.AllowOther {
+	if cfg.DefaultPermissions {
 		mo.Options = append(mo.Options, "default_permissions")
 	}
 	if cfg.ReadOnly {
