@@ -28,7 +28,8 @@ func run(argv []string, stderr io.Writer) int {
 	app.CommandNotFound = func(_ *cli.Context, name string) {
 		notFound = &printedError{code: exitUsage, line: fmt.Sprintf("storhfs: unknown command %q (see: storhfs --help)", name)}
 	}
-	if len(argv) > 1 && argv[1] == "mount" {
+	// A completion request (the last argument, for urfave/cli) is left as it is.
+	if len(argv) > 1 && argv[1] == "mount" && argv[len(argv)-1] != "--generate-bash-completion" {
 		args, err := mountCommandArgs(argv[2:], mountCommand().Flags)
 		if err != nil {
 			fmt.Fprintln(stderr, "storhfs mount:", err)

@@ -26,6 +26,10 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("completion candidates lack %s:\n%s", name, commands)
 		}
 	}
+	// The mount's own flags too (its argument rewriting once hid them).
+	if flags := mustRun(t, "mount", "-", "--generate-bash-completion"); !strings.Contains(flags, "--read-only") || !strings.Contains(flags, "--uid") {
+		t.Errorf("completion of storhfs mount lacks its flags:\n%s", flags)
+	}
 	if strings.Contains(commands, "log-append") {
 		t.Errorf("completion offers a hidden test command:\n%s", commands)
 	}
