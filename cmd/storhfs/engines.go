@@ -168,3 +168,15 @@ func validIDs(c *cli.Context, ids []string, first int) error {
 	}
 	return nil
 }
+
+// stringKeysOnly refuses a queue payload or log record that storh would
+// shrink: its readers (payload_from_value, a log record's data) drop every
+// integer key, a list's or a numeric string's such as "1".
+func stringKeysOnly(a *phpjson.Array) error {
+	for _, k := range a.Keys() {
+		if k.IsInt() {
+			return fmt.Errorf("key %s would be dropped: storh reads back only the string keys (use an object)", k)
+		}
+	}
+	return nil
+}

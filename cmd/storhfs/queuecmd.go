@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/storhfs/storhfs/core/phpjson"
 	"github.com/storhfs/storhfs/core/queue"
 )
 
@@ -230,15 +229,4 @@ func printLines(c *cli.Context, lines []string) error {
 		w.WriteByte('\n')
 	}
 	return w.Flush()
-}
-
-// stringKeysOnly refuses a payload that PHP's payload_from_value would
-// shrink: storh drops every integer key (a list's, or "1"'s) of a payload.
-func stringKeysOnly(p *phpjson.Array) error {
-	for _, k := range p.Keys() {
-		if k.IsInt() {
-			return fmt.Errorf("payload key %s would be dropped: storh keeps only the string keys of a job payload (use an object)", k)
-		}
-	}
-	return nil
 }

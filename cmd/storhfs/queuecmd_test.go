@@ -90,7 +90,7 @@ func TestQueueCommandErrors(t *testing.T) {
 	}{
 		{"broken JSON argument", "", []string{"enqueue", root, "jobs", `{"a":1}`, `{"a":`}, exitUsage, `argument 4 "{\"a\":": invalid JSON`},
 		{"scalar payload", "", []string{"enqueue", root, "jobs", `7`}, exitUsage, `argument 3 "7": want a JSON object or array`},
-		{"list payload", "", []string{"enqueue", root, "jobs", `["x"]`}, exitUsage, `payload key 0 would be dropped`},
+		{"list payload", "", []string{"enqueue", root, "jobs", `["x"]`}, exitUsage, `key 0 would be dropped`},
 		{"broken stdin line", "{\"a\":1}\nnope\n", []string{"enqueue", root, "jobs"}, exitError, `stdin line 2 "nope": invalid JSON`},
 		{"unknown queue", "", []string{"claim", root, "mial"}, exitError, "Collection does not exist: " + root + "/mial"},
 		{"enqueue to unknown queue", "", []string{"enqueue", root, "mial", `{}`}, exitError, "Collection does not exist: " + root + "/mial"},
