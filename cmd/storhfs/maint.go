@@ -31,12 +31,12 @@ func maintenanceCommands() []*cli.Command {
 }
 
 // extraCommands are every command of maint.go, transfer.go, idcmd.go,
-// recget.go, logcmd.go and queuecmd.go, in the order `storhfs --help`
-// lists them.
+// recget.go, query.go, logcmd.go and queuecmd.go, in the order `storhfs
+// --help` lists them.
 func extraCommands() []*cli.Command {
 	cmds := maintenanceCommands()
 	cmds = append(cmds, transferCommands()...)
-	cmds = append(cmds, idCommand(), recordGetCommand(), appendCommand())
+	cmds = append(cmds, idCommand(), recordGetCommand(), queryCommand(), appendCommand())
 	return append(cmds, queueCommands()...)
 }
 

@@ -519,7 +519,7 @@ func TestHelpHasExamples(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"stats", "verify", "repair", "reindex", "compact", "export", "import", "id", "get",
-		"append", "enqueue", "claim", "complete", "fail", "requeue"} {
+		"query", "append", "enqueue", "claim", "complete", "fail", "requeue"} {
 		r := runCLI(t, "", cmd, "--help")
 		if r.code != 0 || !strings.Contains(r.stdout, "Example:") || !strings.Contains(r.stdout, "storhfs "+cmd) {
 			t.Errorf("%s --help: exit %d, stdout %q", cmd, r.code, r.stdout)
