@@ -82,7 +82,7 @@ func TestLogCommandErrors(t *testing.T) {
 		{"queue as log", "", []string{"append", root, "jobs", `{}`}, exitError, root + "/jobs is a Queue collection, not a SegmentedLog: storhfs append works on SegmentedLog collections only"},
 		{"DocStore as log", "", []string{"append", root, "pages", `{}`}, exitError, "is a DocStore collection, not a SegmentedLog"},
 		{"get bad log id", "", []string{"get", root, "events", "nope"}, exitUsage, `argument 3: "nope" is not a UUIDv7 id`},
-		{"get from a queue", "", []string{"get", root, "jobs", idA}, exitError, root + "/jobs is a Queue: storhfs get reads DocStore and SegmentedLog records"},
+		{"get from a queue", "", []string{"get", root, "jobs", idA}, exitError, root + "/jobs is a Queue, not a DocStore or SegmentedLog: storhfs get reads records"},
 		{"get missing log record", "", []string{"get", root, "events", idC}, exitError, "Record not found: " + idC},
 		{"append without log", "", []string{"append", root}, exitUsage, "need ROOT and LOG"},
 	} {

@@ -49,7 +49,7 @@ Example:
 			case kindLog:
 				return printLogRecord(c, root, collection, id, c.Bool("data"))
 			case kindQueue:
-				return fmt.Errorf("%s is a Queue: storhfs get reads DocStore and SegmentedLog records (storhfs claim takes a job)", docstore.CollectionDir(root, collection))
+				return fmt.Errorf("%s is a Queue, not a DocStore or SegmentedLog: storhfs get reads records (storhfs claim takes a job)", docstore.CollectionDir(root, collection))
 			}
 			if err := checkDocTarget(root, collection, false); err != nil {
 				return err
