@@ -14,9 +14,6 @@ import (
 // queue.lock and syncs from queue.log exactly as PHP's LogQueue does, so
 // they are safe beside live PHP workers: no job is handed out twice.
 
-// exitNoJob is claim's exit status when no job is pending (nothing printed).
-const exitNoJob = 4
-
 func queueCommands() []*cli.Command {
 	return []*cli.Command{enqueueCommand(), claimCommand(), completeCommand(), failCommand(), requeueCommand()}
 }
