@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -177,6 +178,22 @@ func stringKeysOnly(a *phpjson.Array) error {
 		if k.IsInt() {
 			return fmt.Errorf("key %s would be dropped: storh reads back only the string keys (use an object)", k)
 		}
+	}
+	return nil
+}
+
+// checkArgs is the usage check of the record, log and queue commands: no
+// flag after ROOT (urfave/cli stops reading flags at the first argument,
+// so it would be taken for an argument) and between min and max arguments
+// (max < 0: no upper bound); need says which.
+func checkArgs(c *cli.Context, min, max int, need string) error {
+	for _, a := range c.Args().Slice() {
+		if strings.HasPrefix(a, "--") {
+			return usageErr(c, "flag %s after ROOT: flags go before ROOT", a)
+		}
+	}
+	if n := c.NArg(); n < min || (max >= 0 && n > max) {
+		return usageErr(c, "need %s", need)
 	}
 	return nil
 }

@@ -35,8 +35,8 @@ Example:
 		},
 		OnUsageError: onUsageError,
 		Action: exitAction(func(c *cli.Context) error {
-			if c.NArg() < 2 {
-				return usageErr(c, "need ROOT and LOG")
+			if err := checkArgs(c, 2, -1, "ROOT and LOG"); err != nil {
+				return err
 			}
 			root, name := c.Args().Get(0), c.Args().Get(1)
 			if phpTrim(root) == "" {

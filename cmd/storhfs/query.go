@@ -45,15 +45,15 @@ Example:
 			&cli.GenericFlag{Name: "where", Value: &repeated{}, Usage: "condition `FIELD OP VALUE` (repeatable; all must hold)"},
 			&cli.StringFlag{Name: "order", Usage: "sort by `FIELD` (id: the record id; a missing field sorts as null)"},
 			&cli.BoolFlag{Name: "desc", Usage: "with --order: descending"},
-			&cli.IntFlag{Name: "limit", Usage: "print at most `N` records (after ordering)"},
+			&cli.IntFlag{Name: "limit", DefaultText: "no limit", Usage: "print at most `N` records (after ordering)"},
 			&cli.StringFlag{Name: "after", Usage: "only records whose id is greater than `ID` (the last id of the previous page)"},
 			&cli.BoolFlag{Name: "count", Usage: "print the number of matches (capped at --limit) instead of the records"},
 			&cli.BoolFlag{Name: "explain", Usage: "print storh's explain() of the query instead of running it"},
 		},
 		OnUsageError: onUsageError,
 		Action: exitAction(func(c *cli.Context) error {
-			if c.NArg() != 2 {
-				return usageErr(c, "need ROOT and COLLECTION")
+			if err := checkArgs(c, 2, 2, "ROOT and COLLECTION"); err != nil {
+				return err
 			}
 			root, collection := c.Args().Get(0), c.Args().Get(1)
 			if phpTrim(root) == "" {

@@ -372,6 +372,9 @@ func TestQueryCommandErrors(t *testing.T) {
 	if r := runCLI(t, "", "query", root); r.code != exitUsage || !strings.Contains(r.stderr, "need ROOT and COLLECTION") {
 		t.Errorf("query without COLLECTION: exit %d, stderr %q", r.code, r.stderr)
 	}
+	if r := runCLI(t, "", "query", root, "pages", "--count"); r.code != exitUsage || !strings.Contains(r.stderr, "flag --count after ROOT: flags go before ROOT") {
+		t.Errorf("query with a flag after ROOT: exit %d, stderr %q", r.code, r.stderr)
+	}
 }
 
 // The --where values: bare text is a string, JSON is typed, so a number

@@ -40,8 +40,8 @@ Example:
 		},
 		OnUsageError: onUsageError,
 		Action: exitAction(func(c *cli.Context) error {
-			if c.NArg() < 2 {
-				return usageErr(c, "need ROOT and QUEUE")
+			if err := checkArgs(c, 2, -1, "ROOT and QUEUE"); err != nil {
+				return err
 			}
 			payloads, err := jsonInputs(c.Args().Slice()[2:], 3, c.App.Reader, stringKeysOnly)
 			if err != nil {
@@ -78,8 +78,8 @@ Example:
    > done`, exitNoJob),
 		OnUsageError: onUsageError,
 		Action: exitAction(func(c *cli.Context) error {
-			if c.NArg() != 2 {
-				return usageErr(c, "need ROOT and QUEUE")
+			if err := checkArgs(c, 2, 2, "ROOT and QUEUE"); err != nil {
+				return err
 			}
 			var job *queue.Record
 			err := withQueue(c, false, func(q *queue.Queue) (err error) {
@@ -158,8 +158,8 @@ Example:
 		},
 		OnUsageError: onUsageError,
 		Action: exitAction(func(c *cli.Context) error {
-			if c.NArg() != 2 {
-				return usageErr(c, "need ROOT and QUEUE")
+			if err := checkArgs(c, 2, 2, "ROOT and QUEUE"); err != nil {
+				return err
 			}
 			if !c.IsSet("timeout") {
 				return usageErr(c, "missing --timeout SECONDS")
@@ -177,8 +177,8 @@ Example:
 
 // runOnIDs runs op on the ids after ROOT and QUEUE and prints its count.
 func runOnIDs(c *cli.Context, op func(q *queue.Queue, ids []string) (int, error)) error {
-	if c.NArg() < 3 {
-		return usageErr(c, "need ROOT, QUEUE and at least one ID")
+	if err := checkArgs(c, 3, -1, "ROOT, QUEUE and at least one ID"); err != nil {
+		return err
 	}
 	ids := c.Args().Slice()[2:]
 	if err := validIDs(c, ids, 3); err != nil {

@@ -99,6 +99,7 @@ func TestQueueCommandErrors(t *testing.T) {
 		{"no id", "", []string{"fail", root, "jobs"}, exitUsage, "need ROOT, QUEUE and at least one ID"},
 		{"requeue without timeout", "", []string{"requeue", root, "jobs"}, exitUsage, "missing --timeout SECONDS"},
 		{"claim extra argument", "", []string{"claim", root, "jobs", "x"}, exitUsage, "need ROOT and QUEUE"},
+		{"flag after ROOT", "", []string{"enqueue", root, "jobs", "--create", `{}`}, exitUsage, "flag --create after ROOT: flags go before ROOT"},
 		{"missing root", "", []string{"claim", filepath.Join(root, "nope"), "jobs"}, exitError, "does not exist"},
 	} {
 		r := runCLI(t, tc.stdin, tc.args...)
