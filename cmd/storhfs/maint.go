@@ -30,12 +30,14 @@ func maintenanceCommands() []*cli.Command {
 	}
 }
 
-// extraCommands are every command of maint.go, transfer.go, idcmd.go and
-// recget.go, in the order `storhfs --help` lists them.
+// extraCommands are every command of maint.go, transfer.go, idcmd.go,
+// recget.go, query.go, logcmd.go and queuecmd.go, in the order `storhfs
+// --help` lists them.
 func extraCommands() []*cli.Command {
 	cmds := maintenanceCommands()
 	cmds = append(cmds, transferCommands()...)
-	return append(cmds, idCommand(), recordGetCommand())
+	cmds = append(cmds, idCommand(), recordGetCommand(), queryCommand(), appendCommand())
+	return append(cmds, queueCommands()...)
 }
 
 const targetArgs = "ROOT [COLLECTION] [doc|log|queue]"

@@ -518,7 +518,8 @@ func TestHelpHasExamples(t *testing.T) {
 			t.Errorf("storhfs %v: exit %d, stderr %q, stdout %q", args, r.code, r.stderr, r.stdout)
 		}
 	}
-	for _, cmd := range []string{"stats", "verify", "repair", "reindex", "compact", "export", "import", "id", "get"} {
+	for _, cmd := range []string{"stats", "verify", "repair", "reindex", "compact", "export", "import", "id", "get",
+		"query", "append", "enqueue", "claim", "complete", "fail", "requeue"} {
 		r := runCLI(t, "", cmd, "--help")
 		if r.code != 0 || !strings.Contains(r.stdout, "Example:") || !strings.Contains(r.stdout, "storhfs "+cmd) {
 			t.Errorf("%s --help: exit %d, stdout %q", cmd, r.code, r.stdout)

@@ -14,6 +14,7 @@ const (
 	exitError    = 1 // any failure; PHP's bin/storh uses 1 for everything
 	exitUsage    = 2 // wrong arguments or flags (PHP: 1)
 	exitNotOK    = 3 // verify --strict with "ok": false
+	exitNoJob    = 4 // claim found no pending job (nothing printed)
 	engineDoc    = "doc"
 	engineLog    = "log"
 	engineQueue  = "queue"

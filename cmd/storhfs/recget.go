@@ -13,21 +13,25 @@ import (
 )
 
 // recordGetCommand is `storhfs get`, the reading half of records.go's put
-// and delete.
+// and delete; a log's records are read by logcmd.go's printLogRecord.
 func recordGetCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "get",
-		Usage:     "print record ID of a DocStore collection (the stored file, verbatim)",
+		Usage:     "print record ID of a DocStore or SegmentedLog collection",
 		ArgsUsage: "ROOT COLLECTION ID",
-		Description: `Prints the record file exactly as stored (what cat shows through a mount,
-comments and formatting included), after checking that storh's get() would
-accept it. With --data, prints only its data as one line of storh's JSON.
-A missing record is an error naming the id (exit 1). Nothing is created.
+		Description: `DocStore: prints the record file exactly as stored (what cat shows through a
+mount, comments and formatting included), after checking that storh's get()
+would accept it. SegmentedLog: prints the live record as storh's get()
+returns it, one line {"id":...,"data":...}, from a read-only replay (no
+lock; nothing is truncated). With --data, prints only the data as one line
+of storh's JSON. A missing or deleted record is an error naming the id
+(exit 1). Nothing is created.
 
 Example:
    $ storhfs get var/storh/app pages 0190b6a2-4c1e-7f3a-8d2b-2d5dba6274da
    {"id":"0190b6a2-4c1e-7f3a-8d2b-2d5dba6274da","data":{"title":"Home"}}
-   $ storhfs get var/storh/app pages "$id" > r.jsonc && vi r.jsonc && storhfs put var/storh/app pages "$id" < r.jsonc`,
+   $ storhfs get var/storh/app pages "$id" > r.jsonc && vi r.jsonc && storhfs put var/storh/app pages "$id" < r.jsonc
+   $ storhfs get --data var/storh/app events "$id" | jq .user`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "data", Usage: "print only the record's data, as compact JSON"},
 		},
@@ -41,6 +45,12 @@ Example:
 				return usageErr(c, "missing ROOT")
 			}
 			root = storageRoot(root)
+			switch kindOf(root, collection) {
+			case kindLog:
+				return printLogRecord(c, root, collection, id, c.Bool("data"))
+			case kindQueue:
+				return fmt.Errorf("%s is a Queue, not a DocStore or SegmentedLog: storhfs get reads records (storhfs claim takes a job)", docstore.CollectionDir(root, collection))
+			}
 			if err := checkDocTarget(root, collection, false); err != nil {
 				return err
 			}

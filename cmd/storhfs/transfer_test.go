@@ -48,6 +48,9 @@ func TestRecordCommandsRefuseLogsAndQueues(t *testing.T) {
 			{"delete", root, coll, idA},
 			{"get", root, coll, idA},
 		} {
+			if args[0] == "get" && coll == "events" {
+				continue // get reads a log's records (logcmd_test.go)
+			}
 			r := runCLI(t, line, args...)
 			if r.code != 1 || !strings.Contains(r.stderr, "not a DocStore") {
 				t.Errorf("%v: exit %d stderr %q, want exit 1 naming the collection kind", args, r.code, r.stderr)

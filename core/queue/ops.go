@@ -258,6 +258,42 @@ func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
 	return completed, nil
 }
 
+// RequeueMany moves the processing jobs among ids (duplicates skipped,
+// input order kept) to the back of the pending order and returns how
+// many. It writes the requeue events PHP's requeue_timed_out writes, one
+// per job (docs/format/queue.md), so PHP replays them alike; ids that are
+// not processing are skipped. Every id is validated first; an empty list
+// returns 0 without locking.
+func (q *Queue) RequeueMany(ids []string) (int, error) {
+	for _, id := range ids {
+		if !uuidv7.Valid(id) {
+			return 0, uuidv7.ErrInvalid
+		}
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	n := 0
+	err := q.op(func(now int64) error {
+		b := q.newBatch()
+		for _, id := range ids {
+			if j := q.st.lookup(id); j == nil || j.state != stateProcessing {
+				continue
+			}
+			q.st.requeue(id)
+			if err := b.add(OpRequeue, id, false, nil, now); err != nil {
+				return err
+			}
+			n++
+		}
+		return b.finish()
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
 // RequeueTimedOut moves every processing job with now - claimed_at >=
 // timeoutS (so every one for timeoutS <= 0) to the back of the pending
 // order, in claim order, and returns how many.
