@@ -15,7 +15,8 @@ type mountFS struct {
 	statDir string // the storage root: its file system's figures are the mount's
 	noOpen  bool   // a read-only mount: OPEN and FLUSH answered ENOSYS (see Open)
 
-	owners Ownership // applied to every attribute sent (shown)
+	owners Ownership   // applied to every attribute sent (shown)
+	trim   *forgetTrim // returns forgotten nodes' memory (memtrim.go); nil: never
 }
 
 var _ fuse.RawFileSystem = (*mountFS)(nil)
@@ -47,6 +48,14 @@ func (f *mountFS) Lookup(cancel <-chan struct{}, h *fuse.InHeader, name string, 
 		out.EntryValidNsec = 0
 	}
 	return st
+}
+
+// Forget counts for the memory trim (memtrim.go).
+func (f *mountFS) Forget(nodeid, nlookup uint64) {
+	f.RawFileSystem.Forget(nodeid, nlookup)
+	if f.trim != nil {
+		f.trim.forgot()
+	}
 }
 
 // shown applies the mount's Ownership to the attributes of a successful
