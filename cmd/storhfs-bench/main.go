@@ -30,6 +30,7 @@ type config struct {
 	floor      bool
 	floorOpts  floorOptions
 	readOnly   bool // mount with --read-only (no creates then)
+	scale      bool // only the scale rows (scale.go)
 }
 
 func main() {
@@ -60,6 +61,7 @@ func main() {
 	flag.DurationVar(&cfg.floorOpts.timeout, "floor-timeout", storhfsFloor.timeout, "the floor's entry, attribute and negative cache timeout (variant; storhfs uses 1s)")
 	flag.BoolVar(&cfg.floorOpts.noOpen, "floor-no-open", false, "the floor answers OPEN with ENOSYS, so the kernel sends no OPEN/RELEASE (variant)")
 	flag.BoolVar(&cfg.readOnly, "read-only", false, "mount with storhfs mount --read-only (requires --create 0)")
+	flag.BoolVar(&cfg.scale, "scale", false, "measure only mount readiness and memory after listing everything (scale.go)")
 	flag.Parse()
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "storhfs-bench:", err)
@@ -108,6 +110,9 @@ func run(cfg config) (err error) {
 	d := newDataset(dataDir, cfg.records, cfg.logRecords)
 	if err := d.ensure(logf); err != nil {
 		return fmt.Errorf("generate: %w", err)
+	}
+	if cfg.scale {
+		return runScale(bin, d, cfg.runs)
 	}
 	for _, mnt := range []string{d.mountpoint(), d.floorMountpoint()} {
 		if isMounted(mnt) {
