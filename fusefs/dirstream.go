@@ -92,10 +92,11 @@ func (d *collectionDirHandle) Lookup(ctx context.Context, name string, out *fuse
 		}
 		d.ahead = startStatAhead(d.c, s, d.list.ids, pos)
 	}
-	if errno := d.c.lookupRecord(id, out, d.ahead.take(pos)); errno != 0 {
+	v, errno := d.c.lookupRecord(id, out, d.ahead.take(pos))
+	if errno != 0 {
 		return nil, errno
 	}
-	return d.c.recordInode(ctx, name, id), 0
+	return d.c.recordInode(ctx, name, id, v), 0
 }
 
 func (d *collectionDirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {

@@ -216,7 +216,7 @@ func TestListingAfterLookupsSkipsKernelCache(t *testing.T) {
 		listAll(t, d)
 		for _, id := range ids[:lookups] {
 			var out fuse.EntryOut
-			if errno := c.lookupRecord(id, &out, nil); errno != 0 {
+			if _, errno := c.lookupRecord(id, &out, nil); errno != 0 {
 				t.Fatalf("lookup %s: %v", id, errno)
 			}
 		}

@@ -26,16 +26,15 @@ var debugRequest = regexp.MustCompile(`rx \d+: ([A-Z_]+) (n\d+)`)
 // sees every change, so the kernel keeps entries long); on a read-only
 // mount no GETATTR, no READ (it keeps the pages) and no OPEN, FLUSH or
 // RELEASE either (the mount answered the first OPEN and FLUSH with
-// ENOSYS). A read-write mount sees OPEN and RELEASE (it must see writers),
-// and READ and GETATTR: each open there drops the node's pages
-// (fusefs/pagecache.go: pages kept across opens of a record that can be
-// rewritten through the mount were served stale). The first read of
-// another record still reaches it; on a read-only mount without a handle.
+// ENOSYS). A read-write mount sees OPEN and RELEASE (it must see writers)
+// and nothing else: the kernel keeps the pages of the record's node, which
+// stands for one stored version (fusefs/recordversion.go). The first read
+// of another record still reaches it; on a read-only mount without a handle.
 func TestWarmFilesCostNoRequest(t *testing.T) {
 	forEachMode(t, func(t *testing.T, flags []string) {
 		requireFuse(t, "cat", "grep")
 		readOnly := len(flags) > 0
-		allowed := map[string]bool{"OPEN": !readOnly, "RELEASE": !readOnly, "READ": !readOnly, "GETATTR": !readOnly}
+		allowed := map[string]bool{"OPEN": !readOnly, "RELEASE": !readOnly}
 		root := demoRoot(t, 5)
 		m := startMount(t, root, append(flags, "--debug")...)
 		ids := storedIDs(t, root, "pages")
