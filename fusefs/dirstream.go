@@ -32,7 +32,7 @@ var (
 // collection's recordListing, which says whether the kernel may be told to
 // cache the listing.
 func (c *collectionNode) openDir(s RecordStore) (fs.FileHandle, uint32, syscall.Errno) {
-	list, err := c.listing.open(s.ListIDs, c.scratchNames(), time.Now())
+	list, err := c.listing.open(s.ListIDs, c.scratchNames(), time.Now(), c.m.coverage.cacheTimeout(c.rel) > 0)
 	if err != nil {
 		c.m.log.Printf("list %s: %v", c.rel, err)
 		return nil, 0, errnoOf(err, syscall.EIO)

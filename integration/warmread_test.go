@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -100,4 +101,56 @@ func warmRequests(t *testing.T, m *mount, file, want string, allowed map[string]
 		}
 	}
 	return warm, forgot
+}
+
+// TestWarmListingCostsNoReaddir: where the watcher sees every change, the
+// kernel keeps a collection's listing (FOPEN_CACHE_DIR) and its entries
+// and attributes for the long timeout, so a warm `ls -l` sends no READDIR,
+// READDIRPLUS, LOOKUP of a record or GETATTR of one, long after the 1 s
+// the kernel used to cache them: only the directory's open and release
+// (and its own attributes). A listing read from the kernel's cache is no
+// longer dropped after the entries were looked up (ls -l): they are still
+// cached too.
+func TestWarmListingCostsNoReaddir(t *testing.T) {
+	forEachMode(t, func(t *testing.T, flags []string) {
+		requireFuse(t, "ls")
+		root := demoRoot(t, 5)
+		m := startMount(t, root, append(flags, "--debug")...)
+		dir := m.path("pages")
+		want := runOK(t, "", "ls", "-l", dir)
+		var warm []string
+		for try := 0; try < 3; try++ { // others may drop the kernel's caches (FORGET)
+			runOK(t, "", "ls", "-l", dir)
+			runOK(t, "", "ls", "-l", dir) // the listing is in the kernel's cache now
+			time.Sleep(1200 * time.Millisecond)
+			before := len(fuseRequests(m.log.String()))
+			for range 2 {
+				if got := runOK(t, "", "ls", "-l", dir); got != want {
+					t.Fatalf("warm ls -l =\n%s\nwant\n%s", got, want)
+				}
+			}
+			warm = nil
+			var forgot bool
+			getattrs := map[string]bool{}
+			for _, req := range fuseRequests(m.log.String())[before:] {
+				op, node, _ := strings.Cut(req, " ")
+				forgot = forgot || strings.HasSuffix(op, "FORGET")
+				switch {
+				case op == "GETATTR":
+					getattrs[node] = true // the folder's own, or a record's
+				case op == "READDIR" || op == "READDIRPLUS" || op == "LOOKUP" && node != "n1":
+					warm = append(warm, req)
+				}
+			}
+			if len(getattrs) > 1 {
+				warm = append(warm, fmt.Sprintf("GETATTR of %d nodes", len(getattrs)))
+			}
+			if len(warm) == 0 || !forgot {
+				break
+			}
+		}
+		if len(warm) > 0 {
+			t.Errorf("warm ls -l sent requests beyond the folder's open and release: %v", warm)
+		}
+	})
 }
