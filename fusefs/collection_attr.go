@@ -41,14 +41,15 @@ func (c *collectionNode) Setattr(ctx context.Context, f gofs.FileHandle, in *fus
 // handleView.named). volatile reports the buffer cases: the kernel must
 // not cache those attributes, since the buffer may never be stored.
 // pre, when not nil, is the stored file's stat, taken ahead by a listing.
-func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat, lookup bool) (volatile bool, errno syscall.Errno) {
+// v is the stored file described (zero in the buffer cases).
+func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat, lookup bool) (v storedFile, volatile bool, errno syscall.Errno) {
 	if size, ok := c.pendingSize(id); ok {
 		setMemAttr(out, size, time.Now(), c.m.filePerm())
-		return true, 0
+		return storedFile{}, true, 0
 	}
 	s, errno := c.store()
 	if errno != 0 {
-		return false, errno
+		return storedFile{}, false, errno
 	}
 	var fi os.FileInfo
 	var err error
@@ -61,7 +62,7 @@ func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat, 
 		if h := c.createdWriter(id); h != nil {
 			if v := h.shown(); !lookup || v.named() {
 				setMemAttr(out, v.size, time.Now(), c.m.filePerm())
-				return true, 0
+				return storedFile{}, true, 0
 			}
 		}
 	}
@@ -69,10 +70,11 @@ func (c *collectionNode) recordAttr(id string, out *fuse.Attr, pre *recordStat, 
 		if !errors.Is(err, fs.ErrNotExist) && !c.m.symlinks.note(err) {
 			c.m.log.Printf("stat %s/%s: %v", c.rel, id, err)
 		}
-		return false, errnoOf(err, syscall.EIO)
+		return storedFile{}, false, errnoOf(err, syscall.EIO)
 	}
 	fuseattr.FromInfo(out, fi, c.m.filePerm())
-	return false, 0
+	v, _ = storedFileOfInfo(fi)
+	return v, false, 0
 }
 
 // volatileTimeout is the attribute lifetime of uncommitted content: zero
@@ -86,8 +88,8 @@ const volatileTimeout = time.Nanosecond
 // A stored record of a collection the watcher fully covers is cached for
 // the long timeout: the watcher invalidates it when it changes, and the
 // mount's own changes invalidate it themselves.
-func (c *collectionNode) recordEntry(id string, out *fuse.EntryOut, pre *recordStat) syscall.Errno {
-	volatile, errno := c.recordAttr(id, &out.Attr, pre, true)
+func (c *collectionNode) recordEntry(id string, out *fuse.EntryOut, pre *recordStat) (storedFile, syscall.Errno) {
+	v, volatile, errno := c.recordAttr(id, &out.Attr, pre, true)
 	switch long := c.m.coverage.cacheTimeout(c.rel); {
 	case volatile:
 		out.SetAttrTimeout(volatileTimeout)
@@ -96,11 +98,11 @@ func (c *collectionNode) recordEntry(id string, out *fuse.EntryOut, pre *recordS
 		out.SetAttrTimeout(long)
 		out.SetEntryTimeout(long)
 	}
-	return errno
+	return v, errno
 }
 
 func (c *collectionNode) recordAttrOut(id string, out *fuse.AttrOut) syscall.Errno {
-	volatile, errno := c.recordAttr(id, &out.Attr, nil, false)
+	_, volatile, errno := c.recordAttr(id, &out.Attr, nil, false)
 	if volatile {
 		out.SetTimeout(volatileTimeout)
 	}
@@ -108,14 +110,15 @@ func (c *collectionNode) recordAttrOut(id string, out *fuse.AttrOut) syscall.Err
 }
 
 // storedAttrOut is recordAttrOut for the record's own node, whose stored
-// attributes are cached long like its entry (recordEntry).
-func (c *collectionNode) storedAttrOut(id string, out *fuse.AttrOut) syscall.Errno {
-	volatile, errno := c.recordAttr(id, &out.Attr, nil, false)
+// attributes are cached long like its entry (recordEntry). It returns the
+// stored version described (zero: a buffer's attributes).
+func (c *collectionNode) storedAttrOut(id string, out *fuse.AttrOut) (storedFile, syscall.Errno) {
+	v, volatile, errno := c.recordAttr(id, &out.Attr, nil, false)
 	switch long := c.m.coverage.cacheTimeout(c.rel); {
 	case volatile:
 		out.SetTimeout(volatileTimeout)
 	case errno == 0 && long > 0:
 		out.SetTimeout(long)
 	}
-	return errno
+	return v, errno
 }

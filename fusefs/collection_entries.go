@@ -16,10 +16,11 @@ func (c *collectionNode) Lookup(ctx context.Context, name string, out *fuse.Entr
 		return nil, errno
 	}
 	if id, ok := recordID(name); ok {
-		if errno := c.lookupRecord(id, out, nil); errno != 0 {
+		v, errno := c.lookupRecord(id, out, nil)
+		if errno != 0 {
 			return nil, errno
 		}
-		return c.recordInode(ctx, name, id), 0
+		return c.recordInode(ctx, name, id, v), 0
 	}
 	if sf := c.scratchFile(name); sf != nil {
 		sf.attr(&out.Attr, c.m.filePerm())
@@ -33,13 +34,15 @@ func (c *collectionNode) Lookup(ctx context.Context, name string, out *fuse.Entr
 
 // lookupRecord describes record id for a lookup, and counts the lookup for
 // the listing cache (dircache.go). pre is the stored file's stat when a
-// listing took it ahead (statahead.go), else nil.
-func (c *collectionNode) lookupRecord(id string, out *fuse.EntryOut, pre *recordStat) syscall.Errno {
-	if errno := c.recordEntry(id, out, pre); errno != 0 {
-		return errno
+// listing took it ahead (statahead.go), else nil. It returns the stored
+// version out describes, for recordInode (zero: a buffer's attributes).
+func (c *collectionNode) lookupRecord(id string, out *fuse.EntryOut, pre *recordStat) (storedFile, syscall.Errno) {
+	v, errno := c.recordEntry(id, out, pre)
+	if errno != 0 {
+		return storedFile{}, errno
 	}
 	c.listing.lookedUp()
-	return 0
+	return v, 0
 }
 
 func (c *collectionNode) OpendirHandle(ctx context.Context, flags uint32) (gofs.FileHandle, uint32, syscall.Errno) {
@@ -48,22 +51,6 @@ func (c *collectionNode) OpendirHandle(ctx context.Context, flags uint32) (gofs.
 		return nil, 0, errno
 	}
 	return c.openDir(s)
-}
-
-// recordInode is the inode of record id (file name): the one already in
-// the tree when there is one (a lookup after the entry timeout), else a
-// new one.
-func (c *collectionNode) recordInode(ctx context.Context, name, id string) *gofs.Inode {
-	if child := c.GetChild(name); child != nil {
-		// A scratch node renamed onto the name is not reused. A record
-		// node of this collection and id has its inode number: rel and
-		// id are fixed for a node's life.
-		if r, ok := child.Operations().(*recordNode); ok && r.c == c && r.id == id {
-			return child
-		}
-	}
-	return c.NewInode(ctx, &recordNode{c: c, id: id},
-		gofs.StableAttr{Mode: syscall.S_IFREG, Ino: recordIno(c.rel, id)})
 }
 
 func (c *collectionNode) scratchInode(ctx context.Context, sf *scratchFile) *gofs.Inode {

@@ -30,8 +30,8 @@ func (c *collectionNode) Create(ctx context.Context, name string, flags, mode ui
 		if errno != 0 {
 			return nil, nil, 0, errno
 		}
-		node := c.recordInode(ctx, name, id)
-		if errno := c.recordEntry(id, out, nil); errno != 0 {
+		node := c.recordInode(ctx, name, id, storedFile{}) // the writer's node: no version
+		if _, errno := c.recordEntry(id, out, nil); errno != 0 {
 			h.Release(ctx)
 			return nil, nil, 0, errno
 		}

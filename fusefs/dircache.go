@@ -54,7 +54,9 @@ type listIDs func(prev *shard.IDList, now time.Time) (list *shard.IDList, change
 
 // open reads the collection's listing (the records listed by list, then
 // the given scratch entries) and says whether the kernel may cache it.
-func (l *recordListing) open(list listIDs, scratch []fuse.DirEntry, now time.Time) (dirListing, error) {
+// longEntries: the kernel caches the collection's entries for the long
+// timeout (coverage.go), so a listing from its cache costs no LOOKUP.
+func (l *recordListing) open(list listIDs, scratch []fuse.DirEntry, now time.Time, longEntries bool) (dirListing, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ids, changed, err := list(l.ids, now)
@@ -70,7 +72,7 @@ func (l *recordListing) open(list listIDs, scratch []fuse.DirEntry, now time.Tim
 		l.ids = nil
 	}
 	out := dirListing{ids: ids.IDs, scratch: scratch, gen: l.gen}
-	statted := l.lookups.Swap(0) > int64(ids.Len()/2)
+	statted := l.lookups.Swap(0) > int64(ids.Len()/2) && !longEntries
 	staleOpen := false
 	for gen, n := range l.openCached {
 		staleOpen = staleOpen || gen != l.gen && n > 0
@@ -84,7 +86,8 @@ func (l *recordListing) open(list listIDs, scratch []fuse.DirEntry, now time.Tim
 		// (ls -l, a walk opening every record) the copy is dropped even
 		// if current: from it each entry would cost a LOOKUP round trip
 		// once its 1 s entry timeout passed, while read from the mount
-		// the listing comes as READDIRPLUS, attributes included.
+		// the listing comes as READDIRPLUS, attributes included. Not
+		// where entries are cached long: they are still in the kernel.
 		l.kernelGen = l.gen
 	default:
 		out.kernelCache = true

@@ -32,7 +32,7 @@ var (
 // collection's recordListing, which says whether the kernel may be told to
 // cache the listing.
 func (c *collectionNode) openDir(s RecordStore) (fs.FileHandle, uint32, syscall.Errno) {
-	list, err := c.listing.open(s.ListIDs, c.scratchNames(), time.Now())
+	list, err := c.listing.open(s.ListIDs, c.scratchNames(), time.Now(), c.m.coverage.cacheTimeout(c.rel) > 0)
 	if err != nil {
 		c.m.log.Printf("list %s: %v", c.rel, err)
 		return nil, 0, errnoOf(err, syscall.EIO)
@@ -92,10 +92,11 @@ func (d *collectionDirHandle) Lookup(ctx context.Context, name string, out *fuse
 		}
 		d.ahead = startStatAhead(d.c, s, d.list.ids, pos)
 	}
-	if errno := d.c.lookupRecord(id, out, d.ahead.take(pos)); errno != 0 {
+	v, errno := d.c.lookupRecord(id, out, d.ahead.take(pos))
+	if errno != 0 {
 		return nil, errno
 	}
-	return d.c.recordInode(ctx, name, id), 0
+	return d.c.recordInode(ctx, name, id, v), 0
 }
 
 func (d *collectionDirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {

@@ -185,12 +185,12 @@ func TestRecordListingRacyBucket(t *testing.T) {
 	writeRecordFile(t, coll, id)
 	var l recordListing
 	now := time.Now()
-	first, err := l.open(dirIDs(coll), nil, now)
+	first, err := l.open(dirIDs(coll), nil, now, false)
 	if err != nil || len(first.ids) != 1 {
 		t.Fatalf("%v %v", first.ids, err)
 	}
 	writeRecordFile(t, coll, "0190a1b2-c3d4-7e5f-8a6b-aa0000000002")
-	second, err := l.open(dirIDs(coll), nil, now)
+	second, err := l.open(dirIDs(coll), nil, now, false)
 	if err != nil || len(second.ids) != 2 || second.kernelCache {
 		t.Fatalf("a record added in the same second: ids %v, kernel cache %v, err %v", second.ids, second.kernelCache, err)
 	}
@@ -216,7 +216,7 @@ func TestListingAfterLookupsSkipsKernelCache(t *testing.T) {
 		listAll(t, d)
 		for _, id := range ids[:lookups] {
 			var out fuse.EntryOut
-			if errno := c.lookupRecord(id, &out, nil); errno != 0 {
+			if _, errno := c.lookupRecord(id, &out, nil); errno != 0 {
 				t.Fatalf("lookup %s: %v", id, errno)
 			}
 		}
@@ -232,5 +232,38 @@ func TestListingAfterLookupsSkipsKernelCache(t *testing.T) {
 	}
 	if f := listOnce(0); f != cacheDir {
 		t.Errorf("after half the entries were looked up: flags %#x, want the kernel cache", f)
+	}
+}
+
+// Where the kernel caches the collection's entries for the long timeout
+// (the watcher covers it), a listing followed by a lookup of every entry
+// (ls -l) stays in the kernel's cache: from there the entries cost no
+// LOOKUP, they are still cached.
+func TestListingAfterLookupsKeepsKernelCacheWhenCovered(t *testing.T) {
+	coll := t.TempDir()
+	var ids []string
+	for i := range 20 {
+		id := fmt.Sprintf("0190a1b2-c3d4-7e5f-8a6b-%02x%010d", i%5, i)
+		writeRecordFile(t, coll, id)
+		ids = append(ids, id)
+	}
+	s := layoutStore{newFakeStore(t), coll}
+	c := newTestCollection(s)
+	c.m.coverage.timeout = time.Hour
+	c.m.coverage.set(c.rel, true)
+	cacheDir := uint32(fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE)
+	for round := range 3 {
+		d, flags := openTestDir(t, c, s)
+		listAll(t, d)
+		for _, id := range ids {
+			var out fuse.EntryOut
+			if _, errno := c.lookupRecord(id, &out, nil); errno != 0 {
+				t.Fatalf("lookup %s: %v", id, errno)
+			}
+		}
+		d.Releasedir(context.Background(), 0)
+		if round > 0 && flags != cacheDir {
+			t.Errorf("listing %d, after every entry was looked up: flags %#x, want the kernel cache", round, flags)
+		}
 	}
 }

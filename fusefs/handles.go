@@ -200,16 +200,22 @@ func (h *writeHandle) Release(ctx context.Context) syscall.Errno {
 // commit stores the buffer if it changed. Afterwards, failed or not, the
 // kernel's attributes and pages of the record are invalidated: the writer's
 // truncations and writes may have left a size or pages the store does not
-// hold. The invalidation is queued, not sent from this handler: it locks
-// page-cache folios that a READ in flight holds (notifier.go).
+// hold. So is its entry, so that the next open looks the name up and gets
+// the node of the version now stored (recordversion.go). The invalidation
+// is queued, not sent from this handler: it locks page-cache folios that a
+// READ in flight holds (notifier.go).
 func (h *writeHandle) commit() syscall.Errno {
 	errno, changed := h.commitBuffer()
 	if changed && errno == 0 {
 		h.c.m.events.Info("commit", "path", h.c.rel, "id", h.id, "outcome", "stored")
 	}
 	if changed {
-		if node := h.c.GetChild(h.id + recordExt); node != nil {
-			h.c.m.notify(func() { node.NotifyContent(0, 0) })
+		name := h.id + recordExt
+		if node := h.c.GetChild(name); node != nil {
+			h.c.m.notify(func() {
+				node.NotifyContent(0, 0)
+				h.c.NotifyEntry(name)
+			})
 		}
 	}
 	return errno

@@ -20,6 +20,7 @@ type mountState struct {
 	budget     *memBudget   // write buffers, scratch files and commits together
 
 	scratchSeq atomic.Uint64 // last scratch inode counter handed out
+	recordGen  atomic.Uint64 // last generation of a record node (recordversion.go)
 	runNotify  func(func())  // runs kernel notifications; nil: the notifier (tests replace it)
 	notifier   notifier      // sends kernel notifications, one at a time, outside requests
 	self       selfChanges   // record files this mount just changed (for the watcher)

@@ -10,9 +10,13 @@ import (
 )
 
 // pageCache decides whether a read-only open of a record may use the
-// kernel's page cache of the node it opens through. The kernel keeps one
-// page cache per node, and a record keeps its node across replacements (a
-// commit through the mount, PHP's temp file and rename): a descriptor
+// kernel's page cache of the node it opens through, where that node lives
+// across replacements of the record: a scratch node renamed onto a record
+// name (scratch.go). A record's own node stands for one stored version
+// instead, and may keep its pages (recordversion.go).
+//
+// The kernel keeps one page cache per node, and such a node lives across
+// replacements (a commit through the mount, PHP's temp file and rename): a descriptor
 // opened on the old file can read pages back into the cache after the
 // replacement invalidated it, and later opens would then serve the old
 // content.
@@ -44,12 +48,15 @@ type pageCache struct {
 	readers map[*readHandle]storedFile // open handles that read through the page cache
 }
 
-// storedFile identifies one record file: a replacement is a new inode, and
-// an in-place change moves the size or the mtime.
+// storedFile identifies one version of a record file: a replacement is a
+// new inode, and an in-place change moves the ctime (which no one can set
+// back), whatever it does to the size and the mtime. The zero value is no
+// file.
 type storedFile struct {
 	dev, ino uint64
 	size     int64
 	mtimeNs  int64
+	ctimeNs  int64
 }
 
 func storedFileOf(f *os.File) (storedFile, bool) {
@@ -57,11 +64,18 @@ func storedFileOf(f *os.File) (storedFile, bool) {
 	if err != nil {
 		return storedFile{}, false
 	}
+	return storedFileOfInfo(fi)
+}
+
+// storedFileOfInfo identifies the file fi describes (a stat of the
+// stored record file, not of a view or buffer).
+func storedFileOfInfo(fi os.FileInfo) (storedFile, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return storedFile{}, false
 	}
-	return storedFile{dev: uint64(st.Dev), ino: st.Ino, size: fi.Size(), mtimeNs: fi.ModTime().UnixNano()}, true
+	return storedFile{dev: uint64(st.Dev), ino: st.Ino, size: fi.Size(), mtimeNs: fi.ModTime().UnixNano(),
+		ctimeNs: st.Ctim.Nano()}, true
 }
 
 // open registers h, a read-only handle of the record file f, and returns

@@ -4,21 +4,26 @@ import (
 	"context"
 	"errors"
 	iofs "io/fs"
+	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// recordNode is one record file <id>.jsonc. It holds no state: attributes
-// come from the store (or an open write buffer), so any number of nodes for
-// the same id agree.
+// recordNode is one record file <id>.jsonc as one stored version of it
+// (recordversion.go). Its attributes come from the store (or an open write
+// buffer), so any number of nodes for the same id agree on them.
 type recordNode struct {
 	fs.Inode
-	c     *collectionNode
-	id    string
-	pages pageCache // what the kernel's pages of this node hold
+	c  *collectionNode
+	id string
+	// version is the stored file this node was looked up as; zero: none
+	// (a record being created or written). Fixed for the node's life.
+	version storedFile
+	// retired: something but version's content or attributes may have
+	// reached the kernel through this node; it never keeps pages again.
+	retired atomic.Bool
 }
 
 var (
@@ -28,15 +33,22 @@ var (
 	_ fs.NodeReader    = (*recordNode)(nil)
 )
 
-// Getattr describes the record; fstat on a descriptor whose record is gone
+// Getattr describes the record, and retires the node when it reports
+// other attributes than its version's: the kernel's size of the node is no
+// longer the version's. fstat on a descriptor whose record is gone
 // (removed since the open) describes what the descriptor holds, with no
 // link, as a local file system does.
 func (r *recordNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	errno := r.c.storedAttrOut(r.id, out)
+	v, errno := r.c.storedAttrOut(r.id, out)
 	if h, ok := f.(unlinkedDescriptor); ok && errno == syscall.ENOENT {
+		r.retire()
 		errno = h.unlinkedAttr(&out.Attr, r.c.m.filePerm())
 		out.Nlink = 0
 		out.SetTimeout(volatileTimeout)
+		return errno
+	}
+	if errno == 0 && v != r.version {
+		r.retire()
 	}
 	return errno
 }
@@ -53,12 +65,19 @@ var (
 	_ unlinkedDescriptor = (*bufferReadHandle)(nil)
 )
 
-// Open: read-only opens read the stored file through the kernel page cache
-// while it holds that file's pages (pagecache.go). Opens for writing get a
-// private buffer committed on flush/fsync, with direct I/O so rejected
-// content never lands in the page cache.
+// Open: read-only opens of the node's version keep the kernel's pages
+// across opens (readFlags); every other open retires the node. Opens for
+// writing get a private buffer committed on flush/fsync, with direct I/O
+// so rejected content never lands in the page cache.
 func (r *recordNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	return r.c.openRecord(r.id, flags, &r.pages)
+	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
+		r.retire()
+	}
+	fh, fuseFlags, errno := r.c.openRecord(r.id, flags, r)
+	if errno == 0 && fuseFlags&fuse.FOPEN_KEEP_CACHE == 0 {
+		r.retire()
+	}
+	return fh, fuseFlags, errno
 }
 
 // Read serves a READ through the handle the open gave, or, without one
@@ -87,8 +106,8 @@ func (c *collectionNode) readStored(id string, dest []byte, off int64) (fuse.Rea
 	return (&readHandle{f: f}).Read(context.Background(), dest, off)
 }
 
-// openRecord opens record id through a node whose page cache is pages.
-func (c *collectionNode) openRecord(id string, flags uint32, pages *pageCache) (fs.FileHandle, uint32, syscall.Errno) {
+// openRecord opens record id through a node whose pages follow pages.
+func (c *collectionNode) openRecord(id string, flags uint32, pages pagePolicy) (fs.FileHandle, uint32, syscall.Errno) {
 	s, errno := c.store()
 	if errno != 0 {
 		return nil, 0, errno
@@ -120,7 +139,7 @@ func (c *collectionNode) openRecord(id string, flags uint32, pages *pageCache) (
 		// I/O reads the stored file to its real end.
 		return h, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 	}
-	return h, pages.open(h, f, c.m.readOnly, time.Now(), cacheTimeout), 0
+	return h, pages.readFlags(c.m, h, f), 0
 }
 
 // Setattr: ftruncate edits that descriptor's buffer; truncate(2) by path
@@ -128,6 +147,7 @@ func (c *collectionNode) openRecord(id string, flags uint32, pages *pageCache) (
 // record; times are applied (after the commit when a buffer is pending);
 // mode and owner are accepted and ignored.
 func (r *recordNode) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	r.retire() // the reply gives the kernel new attributes for this node
 	return r.c.setRecordAttr(r.id, f, in, out)
 }
 

@@ -83,10 +83,10 @@ func TestStatAheadGivesTheStoredAttributes(t *testing.T) {
 			t.Fatalf("position %d: no stat taken ahead", pos)
 		}
 		var ahead, inline fuse.EntryOut
-		if errno := c.lookupRecord(id, &ahead, pre); errno != 0 {
+		if _, errno := c.lookupRecord(id, &ahead, pre); errno != 0 {
 			t.Fatalf("lookup %s with the stat taken ahead: %v", id, errno)
 		}
-		if errno := c.lookupRecord(id, &inline, nil); errno != 0 {
+		if _, errno := c.lookupRecord(id, &inline, nil); errno != 0 {
 			t.Fatalf("lookup %s: %v", id, errno)
 		}
 		if ahead.Attr != inline.Attr {
@@ -115,7 +115,7 @@ func TestStatAheadDropsStatsOlderThanAMutation(t *testing.T) {
 		t.Fatalf("a stat from before a put was handed out (size %d)", pre.fi.Size())
 	}
 	var out fuse.EntryOut
-	if errno := c.lookupRecord(ids[0], &out, nil); errno != 0 || out.Size != uint64(len(longer)) {
+	if _, errno := c.lookupRecord(ids[0], &out, nil); errno != 0 || out.Size != uint64(len(longer)) {
 		t.Fatalf("lookup after the put: size %d, %v; want %d", out.Size, errno, len(longer))
 	}
 
@@ -151,7 +151,7 @@ func TestStatAheadMissingRecord(t *testing.T) {
 	defer stopAndWait(t, a)
 	waitStatted(t, a, 1)
 	var out fuse.EntryOut
-	if errno := c.lookupRecord(ids[1], &out, a.take(1)); errno != syscall.ENOENT {
+	if _, errno := c.lookupRecord(ids[1], &out, a.take(1)); errno != syscall.ENOENT {
 		t.Fatalf("lookup of a vanished record: %v, want ENOENT", errno)
 	}
 }

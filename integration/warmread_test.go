@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,16 +27,15 @@ var debugRequest = regexp.MustCompile(`rx \d+: ([A-Z_]+) (n\d+)`)
 // sees every change, so the kernel keeps entries long); on a read-only
 // mount no GETATTR, no READ (it keeps the pages) and no OPEN, FLUSH or
 // RELEASE either (the mount answered the first OPEN and FLUSH with
-// ENOSYS). A read-write mount sees OPEN and RELEASE (it must see writers),
-// and READ and GETATTR: each open there drops the node's pages
-// (fusefs/pagecache.go: pages kept across opens of a record that can be
-// rewritten through the mount were served stale). The first read of
-// another record still reaches it; on a read-only mount without a handle.
+// ENOSYS). A read-write mount sees OPEN and RELEASE (it must see writers)
+// and nothing else: the kernel keeps the pages of the record's node, which
+// stands for one stored version (fusefs/recordversion.go). The first read
+// of another record still reaches it; on a read-only mount without a handle.
 func TestWarmFilesCostNoRequest(t *testing.T) {
 	forEachMode(t, func(t *testing.T, flags []string) {
 		requireFuse(t, "cat", "grep")
 		readOnly := len(flags) > 0
-		allowed := map[string]bool{"OPEN": !readOnly, "RELEASE": !readOnly, "READ": !readOnly, "GETATTR": !readOnly}
+		allowed := map[string]bool{"OPEN": !readOnly, "RELEASE": !readOnly}
 		root := demoRoot(t, 5)
 		m := startMount(t, root, append(flags, "--debug")...)
 		ids := storedIDs(t, root, "pages")
@@ -45,12 +45,14 @@ func TestWarmFilesCostNoRequest(t *testing.T) {
 			t.Fatalf("cat %s = %q, want the stored record %q", ids[0], got, want)
 		}
 		// A machine where others drop the kernel's caches (drop_caches,
-		// memory pressure: FORGET in the log) gets another try.
+		// memory pressure: FORGET in the log, from the warming read on)
+		// gets another try.
 		var warm []string
 		for try := 0; try < 3; try++ {
+			mark := len(fuseRequests(m.log.String()))
 			runOK(t, "", "cat", first)
 			var forgot bool
-			warm, forgot = warmRequests(t, m, first, want, allowed)
+			warm, forgot = warmRequests(t, m, mark, first, want, allowed)
 			if len(warm) == 0 || !forgot {
 				break
 			}
@@ -74,11 +76,15 @@ func TestWarmFilesCostNoRequest(t *testing.T) {
 
 // warmRequests waits past the 1 s the kernel used to cache records, reads
 // file (cat, grep) three times and returns the requests this sent beyond
-// the allowed ones, and whether the kernel forgot nodes meanwhile.
-func warmRequests(t *testing.T, m *mount, file, want string, allowed map[string]bool) (warm []string, forgot bool) {
+// the allowed ones, and whether the kernel forgot nodes since request
+// number mark.
+func warmRequests(t *testing.T, m *mount, mark int, file, want string, allowed map[string]bool) (warm []string, forgot bool) {
 	t.Helper()
 	time.Sleep(1200 * time.Millisecond)
 	before := len(fuseRequests(m.log.String()))
+	for _, req := range fuseRequests(m.log.String())[mark:before] {
+		forgot = forgot || strings.Contains(req, "FORGET")
+	}
 	for range 3 {
 		if got := runOK(t, "", "cat", file); got != want {
 			t.Fatalf("warm cat = %q, want %q", got, want)
@@ -101,4 +107,58 @@ func warmRequests(t *testing.T, m *mount, file, want string, allowed map[string]
 		}
 	}
 	return warm, forgot
+}
+
+// TestWarmListingCostsNoReaddir: where the watcher sees every change, the
+// kernel keeps a collection's listing (FOPEN_CACHE_DIR) and its entries
+// and attributes for the long timeout, so a warm `ls -l` sends no READDIR,
+// READDIRPLUS, LOOKUP of a record or GETATTR of one, long after the 1 s
+// the kernel used to cache them: only the directory's open and release
+// (and its own attributes). A listing read from the kernel's cache is no
+// longer dropped after the entries were looked up (ls -l): they are still
+// cached too.
+func TestWarmListingCostsNoReaddir(t *testing.T) {
+	forEachMode(t, func(t *testing.T, flags []string) {
+		requireFuse(t, "ls")
+		root := demoRoot(t, 5)
+		m := startMount(t, root, append(flags, "--debug")...)
+		dir := m.path("pages")
+		want := runOK(t, "", "ls", "-l", dir)
+		var warm []string
+		for try := 0; try < 3; try++ { // others may drop the kernel's caches (FORGET)
+			mark := len(fuseRequests(m.log.String()))
+			runOK(t, "", "ls", "-l", dir)
+			runOK(t, "", "ls", "-l", dir) // the listing is in the kernel's cache now
+			time.Sleep(1200 * time.Millisecond)
+			before := len(fuseRequests(m.log.String()))
+			for range 2 {
+				if got := runOK(t, "", "ls", "-l", dir); got != want {
+					t.Fatalf("warm ls -l =\n%s\nwant\n%s", got, want)
+				}
+			}
+			warm = nil
+			var forgot bool
+			getattrs := map[string]bool{}
+			for i, req := range fuseRequests(m.log.String())[mark:] {
+				op, node, _ := strings.Cut(req, " ")
+				forgot = forgot || strings.HasSuffix(op, "FORGET")
+				switch {
+				case i < before-mark: // the warming listings
+				case op == "GETATTR":
+					getattrs[node] = true // the folder's own, or a record's
+				case op == "READDIR" || op == "READDIRPLUS" || op == "LOOKUP" && node != "n1":
+					warm = append(warm, req)
+				}
+			}
+			if len(getattrs) > 1 {
+				warm = append(warm, fmt.Sprintf("GETATTR of %d nodes", len(getattrs)))
+			}
+			if len(warm) == 0 || !forgot {
+				break
+			}
+		}
+		if len(warm) > 0 {
+			t.Errorf("warm ls -l sent requests beyond the folder's open and release: %v", warm)
+		}
+	})
 }
