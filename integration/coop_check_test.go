@@ -47,9 +47,11 @@ func TestCoopJudgesCatchPlantedFaults(t *testing.T) {
 		}
 	}
 	byAttempt := map[string]docOp{"a/1": put("a", 1, 0, 10), "a/2": refused("a", 2, 0, 10)}
+	// A new record is being written through the mount during [40, 50].
+	creating := func(_ string, t0, t1 int64) bool { return t0 <= 50 && 40 <= t1 }
 	seen := func(how string, t0, t1 int64, content string) bool {
 		return caught(func(p *problems) {
-			checkDocSeen(docSeen{how: how, id: id, content: content, t0: t0, t1: t1}, byAttempt, p)
+			checkDocSeen(docSeen{how: how, id: id, content: content, t0: t0, t1: t1}, byAttempt, creating, p)
 		})
 	}
 	refusedText := recordText(id, docData{W: "a", N: 2, Slug: "s-a-2"}, false)
@@ -67,6 +69,12 @@ func TestCoopJudgesCatchPlantedFaults(t *testing.T) {
 	}
 	if !seen("cat", 20, 30, `{"id":"`+id+`","data":{"w":"a","n":1,"slug":"s-a-1","kind":"","sc`) {
 		t.Errorf("checkDocSeen missed a torn record")
+	}
+	if seen("cat", 45, 46, `{"id":"`+id+`","data":{"w":"a","n":3`) || seen("cat", 45, 46, "") {
+		t.Errorf("checkDocSeen reported a new record read while it is being written")
+	}
+	if !seen("storhfs get", 45, 46, "") {
+		t.Errorf("checkDocSeen missed an empty record read from ROOT")
 	}
 
 	payloads := map[string]map[string]any{id: {"w": "p", "n": 1.0}}
