@@ -89,6 +89,9 @@ func (c *collectionNode) Unlink(ctx context.Context, name string) syscall.Errno 
 	if id, ok := recordID(name); ok {
 		return c.unlinkRecord(id)
 	}
+	if isHiddenView(name) {
+		return syscall.EROFS
+	}
 	c.mu.Lock()
 	sf, ok := c.scratch[name]
 	if ok {
