@@ -1,7 +1,6 @@
 package docstore
 
 import (
-
 	"github.com/storhfs/storhfs/core/phpjson"
 	"github.com/storhfs/storhfs/core/query"
 )
@@ -44,7 +43,6 @@ func (s *Store) EqualIDs(field string, v phpjson.Value) ([]string, error) {
 	})
 	return ids, err
 }
-
 
 // EqualityCount is the stored count of field's entry for v (0 when there
 // is none; docs/format/indexes.md §5.2).
