@@ -1,0 +1,57 @@
+package docstore
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/storhfs/storhfs/core/docindex"
+	"github.com/storhfs/storhfs/core/phpjson"
+)
+
+// The mount's index folders answer what the query builder answers.
+func TestViewsEqualIDs(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	defs := []docindex.Definition{{Field: "kind"}, {Field: "slug", Unique: true}, {Field: "n", Range: true}}
+	if err := s.SyncIndexes(defs, true); err != nil {
+		t.Fatal(err)
+	}
+	ids := sequentialIDs(t, 6)
+	values := []phpjson.Value{"post", "post", int64(1), 1.0, math.Copysign(0, -1), 0.0}
+	for i, id := range ids {
+		if _, err := s.Put(obj("kind", values[i], "slug", id, "n", i), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fields, err := s.EqualityFields()
+	if err != nil || !slices.Equal(fields, []string{"kind", "slug"}) {
+		t.Fatalf("EqualityFields = %v, %v; want kind, slug (n is a range index)", fields, err)
+	}
+	got, err := s.EqualityValues("kind")
+	if err != nil || len(got) != 5 {
+		t.Fatalf("EqualityValues(kind) = %v, %v; want 5 distinct values", got, err)
+	}
+	for _, v := range []phpjson.Value{"post", int64(1), 1.0, 0.0, "none"} {
+		eq, err := s.EqualIDs("kind", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		recs, err := s.Query().Where("kind", "eq", v).Get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			want = append(want, r.ID)
+		}
+		if !slices.Equal(eq, want) {
+			t.Errorf("EqualIDs(kind, %#v) = %v, query gives %v", v, eq, want)
+		}
+	}
+	if eq, _ := s.EqualIDs("kind", 0.0); len(eq) != 2 {
+		t.Errorf("EqualIDs(kind, 0.0) = %v: want both zeros (=== equal)", eq)
+	}
+	if n, err := s.EqualityCount("kind", "post"); err != nil || n != 2 {
+		t.Errorf("EqualityCount(kind, post) = %d, %v; want 2", n, err)
+	}
+}
