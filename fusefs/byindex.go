@@ -30,7 +30,8 @@ type IndexViews interface {
 	EqualIDs(field string, v phpjson.Value) ([]string, error)
 }
 
-// The index folders (README.md, "Index folders"), all read-only:
+// The index folders (README.md, "Index folders and the whole-collection
+// file"), all read-only:
 //
 //	COLL/.by/                 one folder per field with an equality or unique index
 //	COLL/.by/FIELD/           one folder per value the index holds (byname.go)

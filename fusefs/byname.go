@@ -8,7 +8,7 @@ import (
 )
 
 // Names of the index folders COLL/.by/FIELD/VALUE/ (README.md, "Index
-// folders"). Every value has exactly one name, and a name that is not the
+// folders and the whole-collection file"). Every value has exactly one name, and a name that is not the
 // name of its own decoding is no name at all (ENOENT):
 //
 //   - a non-empty string is itself, except that '%', '/', NUL, control

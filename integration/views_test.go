@@ -64,7 +64,8 @@ func exportOf(t *testing.T, root, coll string) []byte {
 }
 
 // tagValues are the values of the "tags" collection's indexed field, with
-// the folder names they must get (README.md, "Index folders").
+// the folder names they must get (README.md, "Index folders and the
+// whole-collection file").
 var tagValues = []struct{ json, name string }{
 	{`"plain"`, "plain"},
 	{`"a/b"`, "a%2Fb"},
@@ -325,4 +326,3 @@ func TestViewsLive(t *testing.T) {
 		})
 	}
 }
-

@@ -5,9 +5,10 @@ import (
 	"github.com/storhfs/storhfs/core/query"
 )
 
-// Read-only views of a collection for the mount's hidden folders
-// (COLL/.by/, README.md "Index folders"): what PHP's indexed equality
-// query answers, field by field and value by value.
+// Read-only views of a collection for the mount's hidden index folders
+// (COLL/.by/; README.md, "Index folders and the whole-collection file"):
+// what PHP's indexed equality query answers, field by field and value by
+// value.
 
 // EqualityFields returns the fields with an equality or unique index (not
 // range; docs/format/indexes.md §2), sorted, after re-reading the
