@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"sync"
 	"syscall"
 	"time"
 
@@ -69,11 +70,17 @@ func (c *collectionNode) lookupAllFile(ctx context.Context, out *fuse.EntryOut) 
 	}
 	node := &allFile{c: c, state: c.newViewState(), pool: &exportPool{exp: exp}}
 	if c.m.noOpen {
-		size, err := exportSize(exp)
-		if err != nil {
-			return nil, c.viewErrno("export", err)
+		node.sized = true
+		if known, ok := c.m.exportSizes.get(c.rel); ok && c.viewCurrent(known.state, time.Now(), false) {
+			node.size, node.state = known.size, known.state
+		} else {
+			size, err := exportSize(exp)
+			if err != nil {
+				return nil, c.viewErrno("export", err)
+			}
+			node.size = size
+			c.m.exportSizes.set(c.rel, measuredExport{size: size, state: node.state})
 		}
-		node.sized, node.size = true, size
 	}
 	node.attr(&out.Attr)
 	return c.NewInode(ctx, node, fs.StableAttr{Mode: syscall.S_IFREG,
@@ -131,6 +138,35 @@ func (a *allFile) read(pool *exportPool, dest []byte, off int64) (fuse.ReadResul
 
 // OnForget ends the node's streams: no file is open on it any more.
 func (a *allFile) OnForget() { a.pool.close() }
+
+// exportSizes remembers each collection's last measured export size, so
+// that a node made after the kernel forgot the last one (memory pressure,
+// drop_caches) needs no pass while the collection is unchanged.
+type exportSizes struct {
+	mu    sync.Mutex
+	byRel map[string]measuredExport
+}
+
+type measuredExport struct {
+	size  int64
+	state viewState // when it was measured
+}
+
+func (e *exportSizes) get(rel string) (measuredExport, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m, ok := e.byRel[rel]
+	return m, ok
+}
+
+func (e *exportSizes) set(rel string, m measuredExport) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.byRel == nil {
+		e.byRel = map[string]measuredExport{}
+	}
+	e.byRel[rel] = m
+}
 
 // allHandle is one open of .all.ndjson on a read-write mount.
 type allHandle struct {
