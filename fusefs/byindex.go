@@ -113,6 +113,12 @@ func (c *collectionNode) viewDirAttr(out *fuse.Attr) syscall.Errno {
 	return 0
 }
 
+// noNegativeEntry keeps the kernel from caching a "no such name" answer
+// in .by (go-fuse caches ENOENT for the mount's negative timeout only when
+// the lookup left no entry lifetime): the name may appear with the next
+// change of the collection.
+func noNegativeEntry(out *fuse.EntryOut) { out.SetEntryTimeout(volatileTimeout) }
+
 // viewDirEntry fills out for a folder of .by, with no entry lifetime.
 func (c *collectionNode) viewDirEntry(out *fuse.EntryOut) syscall.Errno {
 	out.SetEntryTimeout(volatileTimeout)
@@ -156,6 +162,7 @@ func (d *byDir) fields() (map[string]string, syscall.Errno) {
 }
 
 func (d *byDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	noNegativeEntry(out)
 	if _, ok := fieldOfName(name); !ok {
 		return nil, syscall.ENOENT
 	}
@@ -199,6 +206,7 @@ func (d *byFieldDir) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.Att
 
 // Lookup finds the folder of a value the index holds.
 func (d *byFieldDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	noNegativeEntry(out)
 	v, ok := valueOfName(name)
 	if !ok {
 		return nil, syscall.ENOENT
@@ -285,6 +293,7 @@ func (d *byValueDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) 
 // no lifetime: the record may leave the folder without its file changing
 // (an index rebuild), and nothing would tell the kernel.
 func (d *byValueDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	noNegativeEntry(out)
 	id, ok := recordID(name)
 	if !ok {
 		return nil, syscall.ENOENT

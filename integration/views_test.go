@@ -305,6 +305,9 @@ func TestViewsLive(t *testing.T) {
 			}
 			// Through the mount: shown at once, no wait.
 			mine := newID(t)
+			if got := byKind("mounted"); got != nil {
+				t.Fatalf(".by/kind/mounted lists %v before any record has the value", got)
+			}
 			writeFile(t, filepath.Join(pages, mine+".jsonc"), `{"id":"`+mine+`","data":{"kind":"mounted","slug":"m-1","title":"ultraviolet"}}`+"\n")
 			if got := byKind("mounted"); !slices.Equal(got, []string{mine + ".jsonc"}) {
 				t.Errorf("after a write through the mount, .by/kind/mounted = %v", got)
