@@ -136,8 +136,10 @@ func (a *allFile) read(pool *exportPool, dest []byte, off int64) (fuse.ReadResul
 	return fuse.ReadResultData(dest[:n]), 0
 }
 
-// OnForget ends the node's streams: no file is open on it any more.
-func (a *allFile) OnForget() { a.pool.close() }
+// OnForget ends the node's streams: no file is open on it any more. A
+// lookup racing with the kernel's FORGET may still revive the node, so
+// its reads must keep working: they start a new stream.
+func (a *allFile) OnForget() { a.pool.drop() }
 
 // exportSizes remembers each collection's last measured export size, so
 // that a node made after the kernel forgot the last one (memory pressure,

@@ -175,6 +175,17 @@ func (p *exportPool) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
+	p.dropLocked()
+}
+
+// drop ends every stream; a later read starts a new one.
+func (p *exportPool) drop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dropLocked()
+}
+
+func (p *exportPool) dropLocked() {
 	for _, s := range p.streams {
 		s.close()
 	}

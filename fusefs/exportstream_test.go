@@ -155,6 +155,21 @@ func TestExportPoolCloseEndsExport(t *testing.T) {
 	}
 }
 
+// A dropped pool (a node the kernel forgot, maybe revived) reads on.
+func TestExportPoolDropReadsOn(t *testing.T) {
+	content := exportContent(100)
+	p := &exportPool{exp: &fakeExport{content: content}}
+	defer p.close()
+	buf := make([]byte, 100)
+	if _, err := p.read(buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	p.drop()
+	if n, err := p.read(buf, 50); err != nil || !bytes.Equal(buf[:n], content[50:150]) {
+		t.Fatalf("read after drop = %d, %v", n, err)
+	}
+}
+
 func TestExportSize(t *testing.T) {
 	content := exportContent(1000)
 	if n, err := exportSize(&fakeExport{content: content}); err != nil || n != int64(len(content)) {

@@ -277,9 +277,17 @@ func TestViewsLive(t *testing.T) {
 				got, err := os.ReadFile(all)
 				return err == nil && bytes.Contains(got, []byte(needle))
 			}
+			var lastSeen string // what the last check read, for the failure message
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("last read of .all.ndjson: %s", lastSeen)
+				}
+			})
 			matchesExport := func() bool {
 				got, err := os.ReadFile(all)
-				return err == nil && bytes.Equal(got, exportOf(t, root, "pages"))
+				want := exportOf(t, root, "pages")
+				lastSeen = fmt.Sprintf("%d bytes (%v), export %d bytes, size %s", len(got), err, len(want), sh(t, "", "stat -c %s "+all))
+				return err == nil && bytes.Equal(got, want)
 			}
 			// Warm every cache first.
 			sh(t, pages, "ls -l .by/kind/* >/dev/null; cat .all.ndjson >/dev/null; ls -l >/dev/null")
