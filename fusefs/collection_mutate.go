@@ -188,6 +188,9 @@ func (c *collectionNode) Rename(ctx context.Context, name string, newParent gofs
 	if flags&unix.RENAME_EXCHANGE != 0 {
 		return syscall.EINVAL
 	}
+	if isHiddenView(name) || isHiddenView(newName) {
+		return syscall.EROFS // a scratch file must not shadow a view
+	}
 	if dst, ok := newParent.(*collectionNode); !ok || dst != c {
 		return syscall.EXDEV
 	}
