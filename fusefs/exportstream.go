@@ -89,8 +89,8 @@ func (s *exportStream) fill() {
 func (s *exportStream) close() { s.r.Close() }
 
 // exportPool serves reads at any offset from a few export streams: a
-// read continues the stream that holds or is just before its offset, or
-// starts a new one (which reads, and drops, everything before the
+// read continues the stream that holds its offset or is closest before
+// it, or starts a new one (which reads, and drops, everything before the
 // offset). Streams unused for streamIdle are closed.
 type exportPool struct {
 	exp Exporter
@@ -103,7 +103,6 @@ type exportPool struct {
 
 const (
 	maxStreams = 4                // per pool: readers at different places
-	skipAhead  = 16 << 20         // a stream serves reads up to this far past its position
 	streamIdle = 10 * time.Second // an unused stream is closed after this
 )
 
@@ -126,16 +125,21 @@ func (p *exportPool) read(dest []byte, off int64) (int, error) {
 
 var errPoolClosed = errors.New("export stream closed")
 
-// pick returns the stream to read off from (p.mu held).
+// pick returns the stream to read off from (p.mu held): one that holds
+// off, else the closest one before it (it reads forward to off), else a
+// new one (evicting the least recently used beyond maxStreams).
 func (p *exportPool) pick(off int64) *exportStream {
-	var best *exportStream
+	var before *exportStream
 	for _, s := range p.streams {
-		if s.start() <= off && off <= s.pos+skipAhead && (best == nil || s.pos > best.pos) {
-			best = s
+		if s.start() <= off && off < s.pos {
+			return s
+		}
+		if s.pos <= off && (before == nil || s.pos > before.pos) {
+			before = s
 		}
 	}
-	if best != nil {
-		return best
+	if before != nil {
+		return before
 	}
 	if len(p.streams) == maxStreams {
 		oldest := 0

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -16,9 +17,11 @@ type fakeExport struct {
 	failAt  int
 	err     error
 	done    chan error // receives each run's end, when not nil
+	runs    atomic.Int32
 }
 
 func (e *fakeExport) ExportJSONLTo(out io.Writer) (int, error) {
+	e.runs.Add(1)
 	end := len(e.content)
 	if e.err != nil {
 		end = e.failAt
@@ -152,6 +155,36 @@ func TestExportPoolCloseEndsExport(t *testing.T) {
 	}
 	if _, err := p.read(make([]byte, 10), 0); err == nil {
 		t.Fatal("read after close succeeded")
+	}
+}
+
+// Two files read at once through one node (a read-only mount shares the
+// node's pool) keep one export each: neither steals the other's.
+func TestExportPoolInterleavedReaders(t *testing.T) {
+	content := exportContent(12000)
+	exp := &fakeExport{content: content}
+	p := &exportPool{exp: exp}
+	defer p.close()
+	buf := make([]byte, 128<<10)
+	var a, b int64 = 0, 0
+	for a < 6<<20 { // a is beyond the ring's reach of offset 0
+		n, _ := p.read(buf, a)
+		a += int64(n)
+	}
+	for int(b) < len(content) {
+		for _, off := range []*int64{&a, &b} {
+			n, err := p.read(buf, *off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf[:n], content[*off:*off+int64(n)]) {
+				t.Fatalf("read at %d: wrong bytes", *off)
+			}
+			*off += int64(n)
+		}
+	}
+	if runs := exp.runs.Load(); runs != 2 {
+		t.Fatalf("%d exports for two sequential readers, want 2", runs)
 	}
 }
 
