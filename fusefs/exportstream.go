@@ -8,9 +8,10 @@ import (
 )
 
 // Exporter writes a collection's export (the lines of `storhfs export`,
-// docs/format/docstore.md §10.1); *docstore.Store is one.
+// docs/format/docstore.md §10.1), reading ahead for a reader waiting on
+// it; *docstore.Store is one.
 type Exporter interface {
-	ExportJSONLTo(out io.Writer) (int, error)
+	ExportView(out io.Writer) (int, error)
 }
 
 // exportStream is one run of an export, read as a file from its start:
@@ -39,7 +40,7 @@ const (
 func startExport(exp Exporter) *exportStream {
 	r, w := io.Pipe()
 	go func() {
-		_, err := exp.ExportJSONLTo(w)
+		_, err := exp.ExportView(w)
 		w.CloseWithError(err) // nil: io.EOF to the reader
 	}()
 	return &exportStream{r: r, ring: make([]byte, 0, ringSize)}
@@ -210,6 +211,6 @@ func (w *countWriter) Write(b []byte) (int, error) {
 // exportSize is the length of the export as it is now (one full pass).
 func exportSize(exp Exporter) (int64, error) {
 	var w countWriter
-	_, err := exp.ExportJSONLTo(&w)
+	_, err := exp.ExportView(&w)
 	return w.n, err
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// fakeExport writes lines in chunks of about 1 MiB, as ExportJSONLTo does,
+// fakeExport writes lines in chunks of about 1 MiB, as ExportView does,
 // and fails with err after failAt bytes when err is set.
 type fakeExport struct {
 	content []byte
@@ -20,7 +20,7 @@ type fakeExport struct {
 	runs    atomic.Int32
 }
 
-func (e *fakeExport) ExportJSONLTo(out io.Writer) (int, error) {
+func (e *fakeExport) ExportView(out io.Writer) (int, error) {
 	e.runs.Add(1)
 	end := len(e.content)
 	if e.err != nil {

@@ -1,8 +1,12 @@
 package docstore
 
 import (
+	"bytes"
+	"errors"
 	"math"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/storhfs/storhfs/core/docindex"
@@ -55,3 +59,32 @@ func TestViewsEqualIDs(t *testing.T) {
 		t.Errorf("EqualityCount(kind, post) = %d, %v; want 2", n, err)
 	}
 }
+
+// ExportView writes exactly ExportJSONLTo's bytes, and its read-ahead
+// ends with it, also when the writer fails early.
+func TestViewsExportView(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	for i, id := range sequentialIDs(t, 3000) {
+		if _, err := s.Put(obj("n", i, "pad", strings.Repeat("x", i%500)), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var plain, view bytes.Buffer
+	n1, err1 := s.ExportJSONLTo(&plain)
+	n2, err2 := s.ExportView(&view)
+	if err1 != nil || err2 != nil || n1 != n2 || !bytes.Equal(plain.Bytes(), view.Bytes()) {
+		t.Fatalf("ExportView = %d lines, %v; ExportJSONLTo = %d, %v; same bytes: %v", n2, err2, n1, err1, bytes.Equal(plain.Bytes(), view.Bytes()))
+	}
+	before := runtime.NumGoroutine()
+	boom := errors.New("reader gone")
+	if _, err := s.ExportView(failingWriter{boom}); !errors.Is(err, boom) {
+		t.Fatalf("ExportView into a failing writer = %v, want %v", err, boom)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Fatalf("%d goroutines after ExportView returned, %d before", after, before)
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
