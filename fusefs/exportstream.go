@@ -15,36 +15,110 @@ type Exporter interface {
 }
 
 // exportStream is one run of an export, read as a file from its start:
-// the export writes into a pipe from its own goroutine, so it runs only
-// as fast as it is read, and the stream keeps the last ringSize bytes it
-// read (ring) for reads a little behind its position (the kernel's
-// read-ahead sends READs in parallel, slightly out of order).
+// the export writes into a pipe from its own goroutine, so it runs at
+// most pipeDepth chunks ahead of its reader, and the stream keeps at
+// least the last ringKeep bytes it read (ring) for reads a little behind
+// its position (the kernel's read-ahead sends READs in parallel, slightly
+// out of order).
 //
 // Invariant: ring holds the bytes [pos-len(ring), pos) of the export.
 type exportStream struct {
-	r       *io.PipeReader
+	r       *chunkPipe
 	pos     int64
 	ring    []byte
 	err     error // the export's end: io.EOF, or why it failed
 	lastUse time.Time
 }
 
-// Memory of one stream: the ring, plus the export's own chunk buffer
-// (1 MiB) and read-ahead window (64 records).
+// Memory of one stream: the ring, the pipe's chunks (ExportView writes
+// about 128 KiB at a time; up to pipeDepth waiting, one being read), and
+// the export's own chunk buffer, walk and read-ahead window. The kernel's read-ahead sends READs at
+// most a few hundred KiB out of order: ringKeep covers them.
 const (
-	ringSize  = 4 << 20 // capacity of the ring
-	ringKeep  = 2 << 20 // bytes kept behind pos when the ring is full
-	fillChunk = 256 << 10
+	ringSize  = 1 << 20   // capacity of the ring
+	ringKeep  = 512 << 10 // bytes kept behind pos when the ring is full
+	fillChunk = 128 << 10
 )
 
 func startExport(exp Exporter) *exportStream {
-	r, w := io.Pipe()
+	p := newChunkPipe()
 	go func() {
-		_, err := exp.ExportView(w)
-		w.CloseWithError(err) // nil: io.EOF to the reader
+		_, err := exp.ExportView(p)
+		p.closeWithError(err)
 	}()
-	return &exportStream{r: r, ring: make([]byte, 0, ringSize)}
+	return &exportStream{r: p, ring: make([]byte, 0, ringSize)}
 }
+
+// chunkPipe carries the export's writes (chunks of about 1 MiB) to the
+// stream's reader with up to pipeDepth of them in flight, so the export
+// prepares the next chunk while the reader drains one (io.Pipe would make
+// them take turns).
+type chunkPipe struct {
+	chunks chan []byte   // written, unread; closed after err is set
+	free   chan []byte   // drained buffers for reuse
+	done   chan struct{} // closed by Close: writes fail
+	closer sync.Once
+	err    error         // the export's end (nil: io.EOF)
+	cur    []byte        // the reader's unread rest of a chunk
+	buf    []byte        // cur's whole buffer, for reuse
+}
+
+const pipeDepth = 4
+
+var errPipeClosed = errors.New("export reader closed")
+
+func newChunkPipe() *chunkPipe {
+	return &chunkPipe{chunks: make(chan []byte, pipeDepth), free: make(chan []byte, pipeDepth+1), done: make(chan struct{})}
+}
+
+// Write copies b into a chunk for the reader; it fails once the reader
+// closed the pipe.
+func (p *chunkPipe) Write(b []byte) (int, error) {
+	var buf []byte
+	select {
+	case buf = <-p.free:
+	default:
+	}
+	buf = append(buf[:0], b...)
+	select {
+	case p.chunks <- buf:
+		return len(b), nil
+	case <-p.done:
+		return 0, errPipeClosed
+	}
+}
+
+func (p *chunkPipe) closeWithError(err error) {
+	if err == nil {
+		err = io.EOF
+	}
+	p.err = err
+	close(p.chunks)
+}
+
+// Read reads the next bytes; err is the export's end once all is read.
+func (p *chunkPipe) Read(dest []byte) (int, error) {
+	if len(p.cur) == 0 {
+		if p.buf != nil {
+			select {
+			case p.free <- p.buf:
+			default:
+			}
+			p.buf = nil
+		}
+		chunk, ok := <-p.chunks
+		if !ok {
+			return 0, p.err
+		}
+		p.cur, p.buf = chunk, chunk
+	}
+	n := copy(dest, p.cur)
+	p.cur = p.cur[n:]
+	return n, nil
+}
+
+// Close makes the export's writes fail, so it ends.
+func (p *chunkPipe) Close() { p.closer.Do(func() { close(p.done) }) }
 
 // start is the offset of the oldest byte the stream still holds.
 func (s *exportStream) start() int64 { return s.pos - int64(len(s.ring)) }

@@ -150,7 +150,7 @@ func TestExportPoolCloseEndsExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.close()
-	if err := <-done; !errors.Is(err, io.ErrClosedPipe) {
+	if err := <-done; !errors.Is(err, errPipeClosed) {
 		t.Fatalf("export ended with %v, want a closed pipe", err)
 	}
 	if _, err := p.read(make([]byte, 10), 0); err == nil {
