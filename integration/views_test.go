@@ -301,6 +301,17 @@ func TestViewsLive(t *testing.T) {
 				t.Errorf("ls .by/slug/live-1: %v %q", err, out)
 			}
 
+			// A record first read through .by: a PHP rewrite that keeps its
+			// value and its size shows there too (its node is cached long,
+			// coverage.go).
+			viaBy := filepath.Join(pages, ".by", "kind", "live", id+".jsonc")
+			readFile(t, viaBy)
+			viewsClient(t, o, root, "pages", "put", `{"kind":"live","slug":"live-1","title":"ultraviolot"}`, id)
+			eventually(t, "a PHP rewrite shows through .by", func() bool {
+				got, err := os.ReadFile(viaBy)
+				return err == nil && bytes.Equal(got, readFile(t, storedPath(root, "pages", id)))
+			})
+
 			viewsClient(t, o, root, "pages", "put", `{"kind":"post","slug":"live-1","title":"infrared"}`, id)
 			eventually(t, "a PHP change moves the record out of .by/kind/live", func() bool { return len(byKind("live")) == 0 })
 			eventually(t, "and into .by/kind/post", func() bool { return slices.Contains(byKind("post"), id+".jsonc") })
@@ -309,6 +320,25 @@ func TestViewsLive(t *testing.T) {
 			viewsClient(t, o, root, "pages", "delete", id)
 			eventually(t, "a PHP delete leaves .by", func() bool { return !slices.Contains(byKind("post"), id+".jsonc") })
 			eventually(t, "a PHP delete leaves .all.ndjson", func() bool { return !allHas(id) && matchesExport() })
+
+			// A bucket moved in whole (its record already inside): the
+			// watcher learns of the record only by scanning the new bucket.
+			moved := newID(t)
+			for {
+				if _, err := os.Stat(filepath.Join(root, "pages", "data", moved[24:26])); os.IsNotExist(err) {
+					break
+				}
+				moved = newID(t)
+			}
+			staging := filepath.Join(root, ".staging")
+			if err := os.MkdirAll(staging, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(staging, moved+".jsonc"), `{"id":"`+moved+`","data":{"kind":"moved"}}`+"\n")
+			if err := os.Rename(staging, filepath.Join(root, "pages", "data", moved[24:26])); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "a record in a bucket moved in shows in .all.ndjson", func() bool { return allHas(moved) && matchesExport() })
 
 			if mode.name == "ro" {
 				return
