@@ -58,9 +58,9 @@ type chunkPipe struct {
 	free   chan []byte   // drained buffers for reuse
 	done   chan struct{} // closed by Close: writes fail
 	closer sync.Once
-	err    error         // the export's end (nil: io.EOF)
-	cur    []byte        // the reader's unread rest of a chunk
-	buf    []byte        // cur's whole buffer, for reuse
+	err    error  // the export's end (nil: io.EOF)
+	cur    []byte // the reader's unread rest of a chunk
+	buf    []byte // cur's whole buffer, for reuse
 }
 
 const pipeDepth = 4
