@@ -9,9 +9,10 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/shard"
-	"golang.org/x/sys/unix"
 )
 
 // aheadWalk calls fn with the path of every record file named
