@@ -80,11 +80,12 @@ const (
 // matter for what a failed export leaves in a file.
 const viewChunk = 128 << 10
 
-// ExportView writes what ExportJSONLTo writes (in smaller writes), while goroutines ask the
-// kernel to read the next record files ahead (posix_fadvise WILLNEED),
-// up to aheadWindow records past the last line written: a cold
-// collection is then read with many requests in flight instead of the
-// export's few, in any order the disk prefers. The output is unchanged.
+// ExportView writes the bytes ExportJSONLTo writes (in smaller writes)
+// for the mount's COLL/.all.ndjson. While the export runs at a cold pace,
+// aheadWorkers goroutines ask the kernel to read the next record files
+// (posix_fadvise WILLNEED), up to aheadWindow records past the last line
+// written: a cold collection is then read with many requests in flight
+// instead of the export's few, in the order the disk prefers.
 func (s *Store) ExportView(out io.Writer) (int, error) {
 	lines := &lineCount{w: out}
 	stop := make(chan struct{})

@@ -114,3 +114,18 @@ func TestViewsAheadWalk(t *testing.T) {
 		t.Fatalf("aheadWalk visited %d paths, shard.Walk %d (first %v / %v)", len(got), len(want), got[:min(2, len(got))], want[:min(2, len(want))])
 	}
 }
+
+// The read-ahead runs while the export is slow, and stops once it is fast.
+func TestViewsExportRate(t *testing.T) {
+	start := time.Now()
+	r := exportRate{cold: true, at: start}
+	if !r.update(0, start.Add(rateSpan/2)) {
+		t.Fatal("cold before the first span ended")
+	}
+	if r.update(int64(100*rateSpan.Milliseconds()), start.Add(rateSpan)) {
+		t.Fatal("still cold at 100 records/ms")
+	}
+	if !r.update(int64(100*rateSpan.Milliseconds())+10, start.Add(2*rateSpan)) {
+		t.Fatal("warm at well under a record/ms")
+	}
+}
