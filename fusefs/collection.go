@@ -70,7 +70,7 @@ func (c *collectionNode) Mkdir(ctx context.Context, name string, mode uint32, ou
 }
 
 func (c *collectionNode) Rmdir(ctx context.Context, name string) syscall.Errno {
-	if c.m.readOnly {
+	if c.m.readOnly || isHiddenView(name) {
 		return syscall.EROFS
 	}
 	return syscall.ENOTDIR

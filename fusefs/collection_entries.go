@@ -29,6 +29,9 @@ func (c *collectionNode) Lookup(ctx context.Context, name string, out *fuse.Entr
 	if c.rel == "" && name == controlDirName { // ROOT is this collection
 		return c.m.controlDir(ctx, &c.Inode, out), 0
 	}
+	if n, errno, ok := c.lookupHidden(ctx, name, out); ok { // .by, .all.ndjson (hidden.go)
+		return n, errno
+	}
 	return nil, syscall.ENOENT
 }
 

@@ -89,6 +89,9 @@ func (c *collectionNode) Unlink(ctx context.Context, name string) syscall.Errno 
 	if id, ok := recordID(name); ok {
 		return c.unlinkRecord(id)
 	}
+	if isHiddenView(name) {
+		return syscall.EROFS
+	}
 	c.mu.Lock()
 	sf, ok := c.scratch[name]
 	if ok {
@@ -184,6 +187,9 @@ func (c *collectionNode) Rename(ctx context.Context, name string, newParent gofs
 	}
 	if flags&unix.RENAME_EXCHANGE != 0 {
 		return syscall.EINVAL
+	}
+	if isHiddenView(name) || isHiddenView(newName) {
+		return syscall.EROFS // a scratch file must not shadow a view
 	}
 	if dst, ok := newParent.(*collectionNode); !ok || dst != c {
 		return syscall.EXDEV

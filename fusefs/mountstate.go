@@ -36,6 +36,10 @@ type mountState struct {
 	// outsideChanges counts record events the watcher received; a stat
 	// taken ahead (statahead.go) is not used once it moved.
 	outsideChanges atomic.Uint64
+	// viewGen numbers the nodes of COLL/.all.ndjson; exportSizes keeps
+	// their measured sizes across nodes (allfile.go).
+	viewGen     atomic.Uint64
+	exportSizes exportSizes
 
 	mu     sync.Mutex
 	stores map[string]*storeSlot   // collections by rel path

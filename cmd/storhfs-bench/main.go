@@ -31,6 +31,8 @@ type config struct {
 	floorOpts  floorOptions
 	readOnly   bool // mount with --read-only (no creates then)
 	scale      bool // only the scale rows (scale.go)
+	views      bool // measure the hidden views (views.go)
+	onlyViews  bool // measure only those
 }
 
 func main() {
@@ -62,6 +64,8 @@ func main() {
 	flag.BoolVar(&cfg.floorOpts.noOpen, "floor-no-open", false, "the floor answers OPEN with ENOSYS, so the kernel sends no OPEN/RELEASE (variant)")
 	flag.BoolVar(&cfg.readOnly, "read-only", false, "mount with storhfs mount --read-only (requires --create 0)")
 	flag.BoolVar(&cfg.scale, "scale", false, "measure only mount readiness and memory after listing everything (scale.go)")
+	flag.BoolVar(&cfg.views, "views", true, "measure .all.ndjson and the index folders (views.go)")
+	flag.BoolVar(&cfg.onlyViews, "only-views", false, "measure only .all.ndjson and the index folders")
 	flag.Parse()
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "storhfs-bench:", err)
@@ -159,6 +163,11 @@ func run(cfg config) (err error) {
 		floorDir = d.floorMountpoint()
 	}
 	r := &runner{runs: cfg.runs, dropCaches: cfg.dropCaches, warm: !cfg.dropCaches, logf: logf}
+	if cfg.onlyViews {
+		fmt.Printf("storhfs bench, %s: %d records, views only, median of %d runs, %d CPUs, %s, load %s\n\n",
+			time.Now().UTC().Format("2006-01-02 15:04 MST"), cfg.records, cfg.runs, runtime.NumCPU(), kernelRelease(), loadAverage())
+		return benchViews(r, &live, bin, d, cfg.readOnly)
+	}
 	ops := buildOps(d, buckets, lists, floorDir)
 	var rows []row
 	for _, o := range ops.listing {
@@ -226,6 +235,10 @@ func run(cfg config) (err error) {
 			return err
 		}
 	}
+	if cfg.views {
+		fmt.Println()
+		return benchViews(r, &live, bin, d, cfg.readOnly)
+	}
 	return nil
 }
 
@@ -287,6 +300,16 @@ func (l *liveMount) stop() {
 		}
 		l.m = nil
 	}
+}
+
+// rss is the current mount's VmRSS.
+func (l *liveMount) rss() (int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		return 0, fmt.Errorf("no mount running")
+	}
+	return procStatusBytes(l.m.cmd.Process.Pid, "VmRSS")
 }
 
 func (l *liveMount) peakRSS() (int64, error) {

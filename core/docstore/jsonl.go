@@ -41,7 +41,12 @@ func (s *Store) ExportJSONL(path string) (int, error) {
 // the lines of the unwritten chunk: a failed export leaves exactly the
 // bytes PHP's leaves (nothing, below 1 MiB).
 func (s *Store) ExportJSONLTo(out io.Writer) (int, error) {
-	buf := make([]byte, 0, exportChunk)
+	return s.exportTo(out, exportChunk)
+}
+
+// exportTo is ExportJSONLTo writing in chunks of at least chunk bytes.
+func (s *Store) exportTo(out io.Writer, chunk int) (int, error) {
+	buf := make([]byte, 0, chunk)
 	n := 0
 	err := s.scanRecordsWith("", nil, loadExportLine, func(r *scanned) error {
 		if r.err != nil || r.line == nil {
@@ -49,7 +54,7 @@ func (s *Store) ExportJSONLTo(out io.Writer) (int, error) {
 		}
 		buf = append(buf, r.line...)
 		n++
-		if len(buf) >= exportChunk {
+		if len(buf) >= chunk {
 			if _, err := out.Write(buf); err != nil {
 				return err
 			}
