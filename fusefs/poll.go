@@ -4,8 +4,9 @@ import (
 	"path"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/core/seglog"
@@ -41,10 +42,11 @@ type poller struct {
 	w        *watcher
 	interval time.Duration
 
-	dirs    map[string]pollDir     // by directory on disk
-	buckets map[string]*bucketPoll // by bucket directory on disk
-	kinds   map[string]Kind        // by catalog rel path: the kind last seen
-	visited map[string]bool        // what the running poll saw (disk paths, kindKey)
+	dirs     map[string]pollDir      // by directory on disk
+	buckets  map[string]*bucketPoll  // by bucket directory on disk
+	dataDirs map[string]*dataDirPoll // by collection data/ on disk
+	kinds    map[string]Kind         // by catalog rel path: the kind last seen
+	visited  map[string]bool         // what the running poll saw (disk paths, kindKey)
 
 	done    chan struct{}
 	stopped sync.WaitGroup
@@ -57,10 +59,6 @@ type stamp struct {
 	ino          uint64
 	size         int64
 	mtime, ctime int64 // ns
-}
-
-func stampOf(st *syscall.Stat_t) stamp {
-	return stamp{ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
 }
 
 // pollDir is the last poll of a directory: its entries and their stamps
@@ -86,7 +84,8 @@ func newPoller(w *watcher, interval time.Duration) *poller {
 	return &poller{
 		w: w, interval: interval,
 		dirs: map[string]pollDir{}, buckets: map[string]*bucketPoll{}, kinds: map[string]Kind{},
-		done: make(chan struct{}),
+		dataDirs: map[string]*dataDirPoll{},
+		done:     make(chan struct{}),
 	}
 }
 
@@ -118,6 +117,9 @@ func (p *poller) start() {
 func (p *poller) stop() {
 	close(p.done)
 	p.stopped.Wait()
+	for _, d := range p.dataDirs {
+		d.close()
+	}
 }
 
 // poll compares everything under ROOT with the last poll; announce queues
@@ -135,6 +137,12 @@ func (p *poller) poll(announce bool) {
 	for dir := range p.buckets {
 		if !p.visited[dir] {
 			delete(p.buckets, dir)
+		}
+	}
+	for dir, d := range p.dataDirs {
+		if !p.visited[dir] {
+			d.close()
+			delete(p.dataDirs, dir)
 		}
 	}
 	for rel := range p.kinds {
@@ -192,25 +200,77 @@ func (p *poller) pollChild(rel string, announce bool) {
 }
 
 // pollCollection polls a DocStore collection's buckets.
+//
+// data/ is listed again only when its own stamp moved (a bucket came or
+// went) or was racy: an idle collection costs 1 + 256 stats a poll.
 func (p *poller) pollCollection(dir, rel string, announce bool) {
 	data := shard.DataDir(dir)
-	buckets, _ := readDirNames(data)
-	p.diffNames(data, buckets)
-	for _, b := range buckets {
-		p.pollBucket(data+"/"+b, rel, announce)
+	f, err := fsutil.Open(data)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return
+	}
+	p.visited[data] = true
+	self, now := stampOfUnix(&st), time.Now()
+	known, ok := p.dataDirs[data]
+	if !ok || known.self != self || known.racy {
+		known.close()
+		entries, _ := f.ReadDir(-1)
+		known = &dataDirPoll{self: self, racy: isRacy(self, now), buckets: map[string]int{}}
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			bfd, err := fsutil.OpenAt(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+			if err == nil {
+				known.buckets[e.Name()] = bfd
+			}
+		}
+		p.dataDirs[data] = known
+	}
+	for name, bfd := range known.buckets {
+		var bst unix.Stat_t
+		if unix.Fstat(bfd, &bst) == nil {
+			p.pollBucket(data+"/"+name, stampOfUnix(&bst), rel, announce)
+		}
 	}
 }
 
-// pollBucket reads a bucket again when its stamp moved or was racy, and
-// announces the records whose stamps differ.
-func (p *poller) pollBucket(bucket, rel string, announce bool) {
-	st, ok := statOf(bucket)
-	if !ok || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+// dataDirPoll is the last listing of a collection's data/, with its
+// buckets kept open: fstat(2) of an open directory is one GETATTR on a
+// FUSE or network file system, a stat by name a LOOKUP as well (entry
+// caches are off there). A bucket removed or replaced moves data/'s
+// stamp, which lists and opens them again.
+type dataDirPoll struct {
+	self    stamp
+	racy    bool
+	buckets map[string]int // name -> open directory descriptor
+}
+
+// close closes the kept descriptors (nil: nothing).
+func (d *dataDirPoll) close() {
+	if d == nil {
 		return
 	}
+	for _, fd := range d.buckets {
+		unix.Close(fd)
+	}
+}
+
+func stampOfUnix(st *unix.Stat_t) stamp {
+	return stamp{ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+}
+
+// pollBucket reads a bucket again when its stamp (cur) moved or was racy,
+// and announces the records whose stamps differ.
+func (p *poller) pollBucket(bucket string, cur stamp, rel string, announce bool) {
 	p.visited[bucket] = true
 	now := time.Now()
-	cur := stampOf(st)
 	b := p.buckets[bucket]
 	switch {
 	case b == nil:
@@ -236,17 +296,33 @@ func (p *poller) pollBucket(bucket, rel string, announce bool) {
 
 // recordStamps stamps the record files of a bucket.
 func recordStamps(bucket string) map[string]stamp {
-	files := map[string]stamp{}
-	entries, _ := fsutil.ReadDir(bucket)
+	return dirStamps(bucket, func(name string, mode uint32) bool {
+		_, ok := recordID(name)
+		return ok && mode == unix.S_IFREG
+	})
+}
+
+// dirStamps lists dir (reached without following a symlink) and stamps
+// the entries keep selects (by name and file type), each with fstatat(2)
+// relative to the open directory: one lookup per entry, not one per path
+// component, which counts on a network file system. Nothing (nil) when
+// dir cannot be read.
+func dirStamps(dir string, keep func(name string, mode uint32) bool) map[string]stamp {
+	f, err := fsutil.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(-1)
+	out := make(map[string]stamp, len(entries))
 	for _, e := range entries {
-		if _, ok := recordID(e.Name()); !ok {
+		var st unix.Stat_t
+		if unix.Fstatat(int(f.Fd()), e.Name(), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || !keep(e.Name(), st.Mode&unix.S_IFMT) {
 			continue
 		}
-		if st, ok := statOf(bucket + "/" + e.Name()); ok {
-			files[e.Name()] = stampOf(st)
-		}
+		out[e.Name()] = stampOfUnix(&st)
 	}
-	return files
+	return out
 }
 
 // changedNames are the names whose stamps differ between old and cur
@@ -301,16 +377,7 @@ func (p *poller) pollLog(dir, mount string, announce bool) {
 // pollFiles stamps the regular files of dir that keep selects and returns
 // the names that changed since the last poll.
 func (p *poller) pollFiles(dir string, keep func(name string) bool) []string {
-	cur := map[string]stamp{}
-	entries, _ := fsutil.ReadDir(dir)
-	for _, e := range entries {
-		if !keep(e.Name()) {
-			continue
-		}
-		if st, ok := statOf(dir + "/" + e.Name()); ok && st.Mode&syscall.S_IFMT == syscall.S_IFREG {
-			cur[e.Name()] = stampOf(st)
-		}
-	}
+	cur := dirStamps(dir, func(name string, mode uint32) bool { return mode == unix.S_IFREG && keep(name) })
 	p.visited[dir] = true
 	old, seen := p.dirs[dir]
 	p.dirs[dir] = pollDir{entries: cur}
@@ -342,14 +409,4 @@ func (p *poller) diffNames(dir string, names []string) []string {
 		out = append(out, name)
 	}
 	return out
-}
-
-// statOf stats path without following a symlink anywhere (fsutil.Stat).
-func statOf(path string) (*syscall.Stat_t, bool) {
-	fi, err := fsutil.Stat(path)
-	if err != nil {
-		return nil, false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return st, ok
 }

@@ -50,6 +50,7 @@ func TestPollerFindsOtherHostsChanges(t *testing.T) {
 	}
 	defer w.w.Close()
 	p := newPoller(w, time.Second)
+	defer p.stop()
 	taken := func() []invalidation {
 		w.mu.Lock()
 		defer w.mu.Unlock()
