@@ -181,6 +181,10 @@ func TestCoopDocStore(t *testing.T) {
 type coopHosts struct {
 	php, b     string
 	mountFlags []string // for the mount on b
+	// slow: a network file system, where a short run makes too few
+	// writes for a unique conflict to be certain (the caller tests the
+	// unique index across hosts on its own).
+	slow bool
 }
 
 // coopDocStore is TestCoopDocStore's scenario on hosts.
@@ -282,7 +286,10 @@ func coopDocStore(t *testing.T, o phpOracle, dur time.Duration, hosts coopHosts)
 	for _, c := range counts {
 		refused += c[1]
 	}
-	if refused == 0 {
+	switch {
+	case refused == 0 && hosts.slow:
+		t.Logf("no write was refused as a unique conflict in this short run")
+	case refused == 0:
 		t.Errorf("no write was refused as a unique conflict: the scenario did not exercise the unique index")
 	}
 

@@ -213,8 +213,9 @@ func TestSharedGluster(t *testing.T) {
 	}
 	t.Run("Visibility", func(t *testing.T) { sharedVisibility(t, o, v) })
 	t.Run("OtherHostsTempSurvives", func(t *testing.T) { sharedTempSurvives(t, v) })
+	t.Run("UniqueAcrossHosts", func(t *testing.T) { sharedUnique(t, o, v) })
 	t.Run("WriteStorm", func(t *testing.T) {
-		coopDocStore(t, o, dur, coopHosts{php: filepath.Join(v.a, "storm"), b: filepath.Join(v.b, "storm")})
+		coopDocStore(t, o, dur, coopHosts{php: filepath.Join(v.a, "storm"), b: filepath.Join(v.b, "storm"), slow: true})
 	})
 	t.Run("Queue", func(t *testing.T) {
 		coopQueue(t, o, dur, coopHosts{php: filepath.Join(v.a, "queue"), b: filepath.Join(v.b, "queue")})
@@ -226,6 +227,23 @@ type phpCommands struct {
 	mu  sync.Mutex
 	in  io.Writer
 	out *bufio.Reader
+}
+
+// startPHPCommands starts doc_commands.php on root's collection coll
+// (args: its options); cleanup ends it.
+func startPHPCommands(t *testing.T, o phpOracle, root, coll string, args ...string) *phpCommands {
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, "php", append([]string{phpScript("doc_commands.php"), root, coll}, args...)...)
+	cmd.Env = o.env()
+	cmd.WaitDelay = 5 * time.Second
+	in, err := cmd.StdinPipe()
+	mustOK(t, err)
+	out, err := cmd.StdoutPipe()
+	mustOK(t, err)
+	cmd.Stderr = os.Stderr
+	mustOK(t, cmd.Start())
+	t.Cleanup(func() { in.Close(); cancel(); cmd.Wait() })
+	return &phpCommands{in: in, out: bufio.NewReader(out)}
 }
 
 func (p *phpCommands) do(cmd string) error {
@@ -251,19 +269,8 @@ func (p *phpCommands) do(cmd string) error {
 func sharedVisibility(t *testing.T, o phpOracle, v glusterVolume) {
 	rootA, rootB := filepath.Join(v.a, "vis"), filepath.Join(v.b, "vis")
 	const coll = "pages"
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "php", phpScript("doc_commands.php"), rootA, coll)
-	cmd.Env = o.env()
-	in, err := cmd.StdinPipe()
-	mustOK(t, err)
-	out, err := cmd.StdoutPipe()
-	mustOK(t, err)
-	cmd.Stderr = os.Stderr
-	mustOK(t, cmd.Start())
-	defer func() { in.Close(); cancel(); cmd.Wait() }()
-	php := &phpCommands{in: in, out: bufio.NewReader(out)}
-
+	php := startPHPCommands(t, o, rootA, coll)
+	php.do("delete " + newID(t)) // answered once PHP's open made the collection: absent or not
 	m := startMount(t, rootB)
 	if !strings.Contains(m.ready, "shared storage: polling") {
 		t.Errorf("the ready line does not say the mount polls shared storage: %q", m.ready)
@@ -349,4 +356,31 @@ func sharedTempSurvives(t *testing.T, v glusterVolume) {
 			t.Errorf("another host's live writer lost %s to the mount's sweep: %v", filepath.Base(f), err)
 		}
 	}
+}
+
+// sharedUnique: a unique value taken on one host is refused on the other,
+// both ways, at once (the other host's index files are read under the
+// shared lock, never from a cache).
+func sharedUnique(t *testing.T, o phpOracle, v glusterVolume) {
+	rootA, rootB := filepath.Join(v.a, "uniq"), filepath.Join(v.b, "uniq")
+	const coll = "pages"
+	o.runPHP(t, phpScript("doc_setup.php"), rootA, coll)
+	php := startPHPCommands(t, o, rootA, coll, "coop")
+	m := startMount(t, rootB)
+	record := func(id, slug string) string {
+		return `{"id":"` + id + `","data":{"slug":"` + slug + `","kind":"k1","score":5}}` + "\n"
+	}
+	taken, mine := newID(t), newID(t)
+	mustOK(t, php.do(`put `+taken+` {"slug":"taken-on-a","kind":"k1","score":5}`))
+	dup := newID(t)
+	if err := os.WriteFile(m.path(coll, dup+".jsonc"), []byte(record(dup, "taken-on-a")), 0o644); err == nil {
+		t.Errorf("the mount on host B stored a record whose unique slug PHP on host A holds")
+	}
+	writeFile(t, m.path(coll, mine+".jsonc"), record(mine, "taken-on-b"))
+	if err := php.do(`put ` + newID(t) + ` {"slug":"taken-on-b","kind":"k2","score":6}`); err == nil || !strings.Contains(err.Error(), "Unique") {
+		t.Errorf("PHP on host A put a unique slug the mount on host B holds: %v", err)
+	}
+	mustOK(t, m.stop())
+	o.verifyPHP(t, rootA, coll, "doc")
+	verifyGo(t, rootB, coll, "doc")
 }

@@ -1,6 +1,7 @@
 <?php
 // A DocStore client driven line by line (integration/shared_test.go).
-// Usage: php doc_commands.php ROOT COLLECTION
+// Usage: php doc_commands.php ROOT COLLECTION [coop]
+// With "coop", the store has the co-operation tests' schema (doc_setup.php).
 // Reads commands from stdin: "put ID JSON" (JSON is the data object) or
 // "delete ID"; answers each with one line, "ok" once the call returned, or
 // "err MESSAGE".
@@ -8,9 +9,17 @@ require getenv('STORH_AUTOLOAD');
 
 use Storh\CacheValidation;
 use Storh\DocStore;
+use Storh\Schema;
 
 [, $root, $coll] = $argv;
-$store = new DocStore($root, $coll, cache_validation: CacheValidation::HASH);
+$schema = null;
+if ('coop' === ($argv[3] ?? '')) {
+    $schema = Schema::collection($coll)
+        ->string('slug')->unique()
+        ->string('kind')->index()
+        ->int('score')->range();
+}
+$store = new DocStore($root, $coll, schema: $schema, cache_validation: CacheValidation::HASH);
 while (($line = fgets(STDIN)) !== false) {
     $parts = explode(' ', rtrim($line, "\n"), 3);
     try {
