@@ -48,8 +48,9 @@ type poller struct {
 	kinds    map[string]Kind         // by catalog rel path: the kind last seen
 	visited  map[string]bool         // what the running poll saw (disk paths, kindKey)
 
-	done    chan struct{}
-	stopped sync.WaitGroup
+	done     chan struct{}
+	stopped  sync.WaitGroup
+	stopOnce sync.Once
 	// polled is called after each poll (tests, the cost benchmark).
 	polled func()
 }
@@ -114,12 +115,16 @@ func (p *poller) start() {
 	}()
 }
 
+// stop ends the polling; later calls do nothing (an unmount may stop
+// watching twice: Shutdown, then Wait).
 func (p *poller) stop() {
-	close(p.done)
-	p.stopped.Wait()
-	for _, d := range p.dataDirs {
-		d.close()
-	}
+	p.stopOnce.Do(func() {
+		close(p.done)
+		p.stopped.Wait()
+		for _, d := range p.dataDirs {
+			d.close()
+		}
+	})
 }
 
 // poll compares everything under ROOT with the last poll; announce queues
