@@ -44,6 +44,9 @@ var (
 	glusterMountOptions = "attribute-timeout=0,entry-timeout=0,negative-timeout=0"
 )
 
+// glusterMountOptionsEnv replaces glusterMountOptions (to measure others).
+const glusterMountOptionsEnv = "STORHFS_GLUSTER_MOUNT_OPTIONS"
+
 // sharedSecondsEnv sets how long the two-host write storm and queue run
 // (default 10 s; the goal is stated for 30).
 const sharedSecondsEnv = "STORHFS_SHARED_SECONDS"
@@ -132,8 +135,12 @@ func startGluster(t *testing.T) glusterVolume {
 			t.Fatalf("gluster %s: %v: %s", strings.Join(s, " "), err, out)
 		}
 	}
+	mountOptions := glusterMountOptions
+	if o := os.Getenv(glusterMountOptionsEnv); o != "" {
+		mountOptions = o
+	}
 	for _, dir := range []string{v.a, v.b} {
-		if out, err := glusterCmd(60*time.Second, "mount", "-t", "glusterfs", "-o", glusterMountOptions, host+":/"+v.name, dir); err != nil {
+		if out, err := glusterCmd(60*time.Second, "mount", "-t", "glusterfs", "-o", mountOptions, host+":/"+v.name, dir); err != nil {
 			t.Fatalf("mount -t glusterfs %s: %v: %s", dir, err, out)
 		}
 	}
