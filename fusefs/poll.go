@@ -10,7 +10,6 @@ import (
 
 	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/core/seglog"
-	"github.com/storhfs/storhfs/shard"
 )
 
 // DefaultPollInterval is how often a mount on shared storage looks for
@@ -24,7 +23,7 @@ const DefaultPollInterval = time.Second
 // from a handler). One goroutine; its state is its own.
 //
 // What one poll reads, per kind (bounded: an idle collection costs one
-// listing of data/ and one stat per bucket, whatever its size):
+// fstat of data/ and one per bucket, whatever its size):
 //
 //	ROOT, namespaces       the subdirectory names        collections come and go
 //	DocStore collection    data/'s names, each bucket's stat; the records of a
@@ -51,8 +50,6 @@ type poller struct {
 	done     chan struct{}
 	stopped  sync.WaitGroup
 	stopOnce sync.Once
-	// polled is called after each poll (tests, the cost benchmark).
-	polled func()
 }
 
 // stamp is what a poll compares of a file or directory.
@@ -105,9 +102,6 @@ func (p *poller) start() {
 			case <-t.C:
 			}
 			p.poll(true)
-			if p.polled != nil {
-				p.polled()
-			}
 			// From the end of a poll: a slow file system stretches the
 			// interval instead of polling back to back.
 			t.Reset(p.interval)
@@ -204,153 +198,6 @@ func (p *poller) pollChild(rel string, announce bool) {
 	}
 }
 
-// pollCollection polls a DocStore collection's buckets.
-//
-// data/ is listed again only when its own stamp moved (a bucket came or
-// went) or was racy: an idle collection costs 1 + 256 stats a poll.
-func (p *poller) pollCollection(dir, rel string, announce bool) {
-	data := shard.DataDir(dir)
-	f, err := fsutil.Open(data)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	fd := int(f.Fd())
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil {
-		return
-	}
-	p.visited[data] = true
-	self, now := stampOfUnix(&st), time.Now()
-	known, ok := p.dataDirs[data]
-	if !ok || known.self != self || known.racy {
-		known.close()
-		entries, _ := f.ReadDir(-1)
-		known = &dataDirPoll{self: self, racy: isRacy(self, now), buckets: map[string]int{}}
-		for _, e := range entries {
-			if !e.IsDir() {
-				continue
-			}
-			bfd, err := fsutil.OpenAt(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY, 0)
-			if err == nil {
-				known.buckets[e.Name()] = bfd
-			}
-		}
-		p.dataDirs[data] = known
-	}
-	for name, bfd := range known.buckets {
-		var bst unix.Stat_t
-		if unix.Fstat(bfd, &bst) == nil {
-			p.pollBucket(data+"/"+name, stampOfUnix(&bst), rel, announce)
-		}
-	}
-}
-
-// dataDirPoll is the last listing of a collection's data/, with its
-// buckets kept open: fstat(2) of an open directory is one GETATTR on a
-// FUSE or network file system, a stat by name a LOOKUP as well (entry
-// caches are off there). A bucket removed or replaced moves data/'s
-// stamp, which lists and opens them again.
-type dataDirPoll struct {
-	self    stamp
-	racy    bool
-	buckets map[string]int // name -> open directory descriptor
-}
-
-// close closes the kept descriptors (nil: nothing).
-func (d *dataDirPoll) close() {
-	if d == nil {
-		return
-	}
-	for _, fd := range d.buckets {
-		unix.Close(fd)
-	}
-}
-
-func stampOfUnix(st *unix.Stat_t) stamp {
-	return stamp{ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
-}
-
-// pollBucket reads a bucket again when its stamp (cur) moved or was racy,
-// and announces the records whose stamps differ.
-func (p *poller) pollBucket(bucket string, cur stamp, rel string, announce bool) {
-	p.visited[bucket] = true
-	now := time.Now()
-	b := p.buckets[bucket]
-	switch {
-	case b == nil:
-		b = &bucketPoll{dir: cur, racy: isRacy(cur, now)}
-		p.buckets[bucket] = b
-		if !announce {
-			if b.racy { // it may change unseen: its records are the baseline
-				b.files = recordStamps(bucket)
-			}
-			return
-		}
-		// A bucket that appeared between polls: everything in it is new.
-	case b.dir == cur && !b.racy:
-		return
-	}
-	b.dir, b.racy = cur, isRacy(cur, now)
-	files := recordStamps(bucket)
-	for name := range changedNames(b.files, files) {
-		p.queue(announce, invalidation{mount: rel, name: name, record: bucket + "/" + name})
-	}
-	b.files = files
-}
-
-// recordStamps stamps the record files of a bucket.
-func recordStamps(bucket string) map[string]stamp {
-	return dirStamps(bucket, func(name string, mode uint32) bool {
-		_, ok := recordID(name)
-		return ok && mode == unix.S_IFREG
-	})
-}
-
-// dirStamps lists dir (reached without following a symlink) and stamps
-// the entries keep selects (by name and file type), each with fstatat(2)
-// relative to the open directory: one lookup per entry, not one per path
-// component, which counts on a network file system. Nothing (nil) when
-// dir cannot be read.
-func dirStamps(dir string, keep func(name string, mode uint32) bool) map[string]stamp {
-	f, err := fsutil.Open(dir)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	entries, _ := f.ReadDir(-1)
-	out := make(map[string]stamp, len(entries))
-	for _, e := range entries {
-		var st unix.Stat_t
-		if unix.Fstatat(int(f.Fd()), e.Name(), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || !keep(e.Name(), st.Mode&unix.S_IFMT) {
-			continue
-		}
-		out[e.Name()] = stampOfUnix(&st)
-	}
-	return out
-}
-
-// changedNames are the names whose stamps differ between old and cur
-// (nil old: every name of cur).
-func changedNames(old, cur map[string]stamp) map[string]bool {
-	out := map[string]bool{}
-	for name, s := range cur {
-		if o, ok := old[name]; !ok || o != s {
-			out[name] = true
-		}
-	}
-	for name := range old {
-		if _, ok := cur[name]; !ok {
-			out[name] = true
-		}
-	}
-	return out
-}
-
-func isRacy(s stamp, now time.Time) bool {
-	return now.Sub(time.Unix(0, s.mtime)) < racyPollWindow || now.Sub(time.Unix(0, s.ctime)) < racyPollWindow
-}
-
 // pollLog polls a log directory: its manifest, segments and partitions.
 func (p *poller) pollLog(dir, mount string, announce bool) {
 	changed := p.pollFiles(dir, func(name string) bool { return name == manifestFile }) != nil
@@ -414,4 +261,52 @@ func (p *poller) diffNames(dir string, names []string) []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+func stampOfUnix(st *unix.Stat_t) stamp {
+	return stamp{ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+}
+
+// dirStamps lists dir (reached without following a symlink) and stamps
+// the entries keep selects (by name and file type), each with fstatat(2)
+// relative to the open directory: one lookup per entry, not one per path
+// component, which counts on a network file system. Nothing (nil) when
+// dir cannot be read.
+func dirStamps(dir string, keep func(name string, mode uint32) bool) map[string]stamp {
+	f, err := fsutil.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(-1)
+	out := make(map[string]stamp, len(entries))
+	for _, e := range entries {
+		var st unix.Stat_t
+		if unix.Fstatat(int(f.Fd()), e.Name(), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || !keep(e.Name(), st.Mode&unix.S_IFMT) {
+			continue
+		}
+		out[e.Name()] = stampOfUnix(&st)
+	}
+	return out
+}
+
+// changedNames are the names whose stamps differ between old and cur
+// (nil old: every name of cur).
+func changedNames(old, cur map[string]stamp) map[string]bool {
+	out := map[string]bool{}
+	for name, s := range cur {
+		if o, ok := old[name]; !ok || o != s {
+			out[name] = true
+		}
+	}
+	for name := range old {
+		if _, ok := cur[name]; !ok {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+func isRacy(s stamp, now time.Time) bool {
+	return now.Sub(time.Unix(0, s.mtime)) < racyPollWindow || now.Sub(time.Unix(0, s.ctime)) < racyPollWindow
 }
