@@ -29,11 +29,14 @@ import (
 	"github.com/storhfs/storhfs/internal/fusectl"
 )
 
-// glusterVolumeOptions and glusterMountOptions are what PHP storh alone
-// needs to be coherent on two clients (measured: see BENCHMARKS.md, "Shared
-// storage"): without them PHP queue workers on two clients claim jobs
-// twice. Every caching translator that can serve one client stale data
-// after the other's write is off, and the kernel caches nothing.
+// glusterVolumeOptions and glusterMountOptions make a volume coherent for
+// storh on two clients (measured: see BENCHMARKS.md, "Shared storage"):
+// without the volume options and the timeouts PHP queue workers on two
+// clients claim jobs twice; without direct-io-mode, 2 of 7 two-host queue
+// runs with the storhfs worker lost events or claimed twice (the kernel's
+// page cache of queue.log on one client went stale). Every caching
+// translator that can serve one client stale data after the other's write
+// is off, and the kernel caches nothing.
 var (
 	glusterVolumeOptions = []string{
 		"performance.stat-prefetch", "off",
@@ -41,7 +44,7 @@ var (
 		"performance.open-behind", "off",
 		"performance.quick-read", "off",
 	}
-	glusterMountOptions = "attribute-timeout=0,entry-timeout=0,negative-timeout=0"
+	glusterMountOptions = "attribute-timeout=0,entry-timeout=0,negative-timeout=0,direct-io-mode=enable"
 )
 
 // glusterMountOptionsEnv replaces glusterMountOptions (to measure others).
