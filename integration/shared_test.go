@@ -407,3 +407,19 @@ func sharedUnique(t *testing.T, o phpOracle, v glusterVolume) {
 	o.verifyPHP(t, rootA, coll, "doc")
 	verifyGo(t, rootB, coll, "doc")
 }
+
+// TestReadmeGlusterSettings: README's GlusterFS configuration is the one
+// TestSharedGluster measures and runs on.
+func TestReadmeGlusterSettings(t *testing.T) {
+	readme := string(readFile(t, filepath.Join(corpus.ModuleRoot(), "README.md")))
+	var want []string
+	for i := 0; i < len(glusterVolumeOptions); i += 2 {
+		want = append(want, "gluster volume set VOL "+glusterVolumeOptions[i]+" "+glusterVolumeOptions[i+1]+"\n")
+	}
+	want = append(want, "mount -t glusterfs -o "+glusterMountOptions+" HOST:/VOL /srv/storh\n")
+	for _, line := range want {
+		if !strings.Contains(readme, line) {
+			t.Errorf("README.md does not show the setting the tests use: %q", strings.TrimSpace(line))
+		}
+	}
+}
