@@ -46,6 +46,8 @@ type poller struct {
 	dataDirs map[string]*dataDirPoll // by collection data/ on disk
 	kinds    map[string]Kind         // by catalog rel path: the kind last seen
 	visited  map[string]bool         // what the running poll saw (disk paths, kindKey)
+	// keptFDs counts the bucket directories held open, up to maxKeptFDs.
+	keptFDs, maxKeptFDs int
 
 	done     chan struct{}
 	stopped  sync.WaitGroup
@@ -82,8 +84,8 @@ func newPoller(w *watcher, interval time.Duration) *poller {
 	return &poller{
 		w: w, interval: interval,
 		dirs: map[string]pollDir{}, buckets: map[string]*bucketPoll{}, kinds: map[string]Kind{},
-		dataDirs: map[string]*dataDirPoll{},
-		done:     make(chan struct{}),
+		dataDirs: map[string]*dataDirPoll{}, maxKeptFDs: keptFDBudget(),
+		done: make(chan struct{}),
 	}
 }
 
@@ -116,7 +118,7 @@ func (p *poller) stop() {
 		close(p.done)
 		p.stopped.Wait()
 		for _, d := range p.dataDirs {
-			d.close()
+			p.closeKept(d)
 		}
 	})
 }
@@ -140,7 +142,7 @@ func (p *poller) poll(announce bool) {
 	}
 	for dir, d := range p.dataDirs {
 		if !p.visited[dir] {
-			d.close()
+			p.closeKept(d)
 			delete(p.dataDirs, dir)
 		}
 	}

@@ -29,23 +29,32 @@ func (p *poller) pollCollection(dir, rel string, announce bool) {
 	self, now := stampOfUnix(&st), time.Now()
 	known, ok := p.dataDirs[data]
 	if !ok || known.self != self || known.racy {
-		known.close()
+		p.closeKept(known)
 		entries, _ := f.ReadDir(-1)
 		known = &dataDirPoll{self: self, racy: isRacy(self, now), buckets: map[string]int{}}
 		for _, e := range entries {
 			if !e.IsDir() {
 				continue
 			}
-			bfd, err := fsutil.OpenAt(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY, 0)
-			if err == nil {
-				known.buckets[e.Name()] = bfd
+			known.buckets[e.Name()] = -1
+			if p.keptFDs < p.maxKeptFDs {
+				if bfd, err := fsutil.OpenAt(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY, 0); err == nil {
+					known.buckets[e.Name()] = bfd
+					p.keptFDs++
+				}
 			}
 		}
 		p.dataDirs[data] = known
 	}
 	for name, bfd := range known.buckets {
 		var bst unix.Stat_t
-		if unix.Fstat(bfd, &bst) == nil {
+		var err error
+		if bfd >= 0 {
+			err = unix.Fstat(bfd, &bst)
+		} else {
+			err = unix.Fstatat(fd, name, &bst, unix.AT_SYMLINK_NOFOLLOW)
+		}
+		if err == nil && bst.Mode&unix.S_IFMT == unix.S_IFDIR {
 			p.pollBucket(data+"/"+name, stampOfUnix(&bst), rel, announce)
 		}
 	}
@@ -56,20 +65,37 @@ func (p *poller) pollCollection(dir, rel string, announce bool) {
 // FUSE or network file system, a stat by name a LOOKUP as well (entry
 // caches are off there). A bucket removed or replaced moves data/'s
 // stamp, which lists and opens them again.
+//
+// The poller keeps at most maxKeptFDs descriptors open in all (keptFDBudget);
+// the buckets of collections beyond are stat-ed by name (-1).
 type dataDirPoll struct {
 	self    stamp
 	racy    bool
-	buckets map[string]int // name -> open directory descriptor
+	buckets map[string]int // name -> open directory descriptor, or -1
 }
 
-// close closes the kept descriptors (nil: nothing).
-func (d *dataDirPoll) close() {
+// closeKept closes d's kept descriptors (nil: nothing).
+func (p *poller) closeKept(d *dataDirPoll) {
 	if d == nil {
 		return
 	}
 	for _, fd := range d.buckets {
-		unix.Close(fd)
+		if fd >= 0 {
+			unix.Close(fd)
+			p.keptFDs--
+		}
 	}
+}
+
+// keptFDBudget is how many bucket directories a poller may keep open: a
+// quarter of the process's descriptor limit, at most 4096 (16 full
+// collections), so the mount's own opens never run out.
+func keptFDBudget() int {
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) != nil {
+		return 0
+	}
+	return int(min(lim.Cur/4, 4096))
 }
 
 // pollBucket reads a bucket again when its stamp (cur) moved or was racy,

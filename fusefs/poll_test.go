@@ -17,6 +17,13 @@ import (
 // one deleted, a new bucket, a queue append and a new collection; an
 // idle poll finds nothing.
 func TestPollerFindsOtherHostsChanges(t *testing.T) {
+	t.Run("buckets kept open", func(t *testing.T) { testPollerFinds(t, 4096) })
+	t.Run("buckets stat-ed by name", func(t *testing.T) { testPollerFinds(t, 0) })
+}
+
+// testPollerFinds runs TestPollerFindsOtherHostsChanges with a poller that
+// may keep keptFDs bucket directories open.
+func testPollerFinds(t *testing.T, keptFDs int) {
 	root := t.TempDir()
 	const (
 		a = "0190d8c2-7f4a-7b3e-9c1d-2d5dba6274da"
@@ -50,6 +57,7 @@ func TestPollerFindsOtherHostsChanges(t *testing.T) {
 	}
 	defer w.w.Close()
 	p := newPoller(w, time.Second)
+	p.maxKeptFDs = keptFDs
 	defer p.stop()
 	taken := func() []invalidation {
 		w.mu.Lock()
@@ -68,6 +76,9 @@ func TestPollerFindsOtherHostsChanges(t *testing.T) {
 	p.poll(true)
 	if got := taken(); len(got) != 0 {
 		t.Fatalf("an idle poll announced %v", got)
+	}
+	if p.keptFDs != min(keptFDs, 1) {
+		t.Errorf("%d bucket directories kept open, want %d", p.keptFDs, min(keptFDs, 1))
 	}
 
 	put("pages/data/da/"+a+".jsonc", `{"v":2}`) // same size, same second
@@ -99,5 +110,9 @@ func TestPollerFindsOtherHostsChanges(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("not announced: %v (announced %v)", slices.Collect(maps.Keys(want)), got)
+	}
+	p.stop()
+	if p.keptFDs != 0 {
+		t.Errorf("%d bucket directories still open after stop", p.keptFDs)
 	}
 }
