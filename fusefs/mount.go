@@ -11,6 +11,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/internal/fusectl"
 	"github.com/storhfs/storhfs/internal/fuseopts"
 )
@@ -48,6 +49,15 @@ type Config struct {
 	MaxBufferBytes int64
 	// Logger receives the mount's warnings and errors when Log is nil.
 	Logger *log.Logger
+	// SharedStorage forces the mode of a ROOT that other hosts write too
+	// (detected for network, cluster and FUSE file systems: fsutil.SharedFS):
+	// inotify does not see their changes, so records keep the short
+	// kernel caches and a poller looks for changes every PollInterval
+	// (poll.go). The catalog's stores must then judge pids as
+	// fsutil.ManyHosts (the caller's part).
+	SharedStorage bool
+	// PollInterval is the poller's interval (0: DefaultPollInterval).
+	PollInterval time.Duration
 	// Log, when set, is the mount's leveled log (and Logger is unused):
 	// warnings and refusals at slog.LevelWarn, mounts, unmounts and
 	// commits at slog.LevelInfo, FUSE traffic at slog.LevelDebug (which
@@ -80,6 +90,8 @@ type Mounted struct {
 	state      *mountState
 	gate       *requestGate
 	watcher    *watcher           // nil with NoWatch
+	poller     *poller            // on shared storage (Config.SharedStorage)
+	mode       string             // what Mode reports
 	directly   bool               // mounted with mount(2) (root), not fusermount
 	served     chan struct{}      // closed once the kernel connection is gone
 	conn       fusectl.Connection // the connection in fusectl, when hasConn
@@ -101,7 +113,8 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	events, logger, fuseLog := cfg.logs()
 	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
 	state.events = events
-	if !cfg.NoWatch {
+	shared := cfg.SharedStorage || fsutil.SharedFS(cfg.Catalog.Path(""))
+	if !cfg.NoWatch && !shared {
 		state.coverage.timeout = cfg.CacheTimeout
 		if state.coverage.timeout == 0 {
 			state.coverage.timeout = DefaultCacheTimeout
@@ -140,11 +153,22 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	if minor, err := fusectl.MinorOf(mountpoint); err == nil {
 		mt.conn, mt.hasConn = fusectl.Conn(minor), true
 	}
+	mt.mode = "local storage: watching for outside changes"
 	if !cfg.NoWatch {
 		mt.watcher, err = startWatcher(state, root.EmbeddedInode())
 		if err != nil {
 			logger.Printf("watch %s: %v (outside changes show up after the 1 s cache timeout)", cfg.FsName, err)
 		}
+	}
+	switch {
+	case shared && mt.watcher != nil:
+		mt.poller = newPoller(mt.watcher, cfg.PollInterval)
+		mt.poller.start()
+		mt.mode = "shared storage: polling for other hosts' changes every " + mt.poller.interval.String()
+	case shared:
+		mt.mode = "shared storage: not polling (--no-watch); outside changes show within " + cacheTimeout.String()
+	case cfg.NoWatch:
+		mt.mode = "not watching (--no-watch); outside changes show within " + cacheTimeout.String()
 	}
 	state.mountpoint = mountpoint
 	events.Info("mounted", "root", cfg.FsName, "mountpoint", mountpoint, "read_only", cfg.ReadOnly)
@@ -176,7 +200,13 @@ func (mt *Mounted) Wait() {
 	mt.state.closeAll()
 }
 
+// Mode says how the mount learns of changes made outside it (the ready line).
+func (mt *Mounted) Mode() string { return mt.mode }
+
 func (mt *Mounted) stopWatching() {
+	if mt.poller != nil {
+		mt.poller.stop()
+	}
 	if mt.watcher != nil {
 		mt.watcher.close()
 	}

@@ -170,12 +170,30 @@ func (l *opLog) add(op docOp) {
 func TestCoopDocStore(t *testing.T) {
 	requireFuse(t, "cat", "cp", "sed", "mv", "rm", "jq", "grep", "ls", "sh")
 	o := requireOracle(t)
-	dur := coopDuration(t)
+	root := filepath.Join(t.TempDir(), "root")
+	coopDocStore(t, o, coopDuration(t), coopHosts{php: root, b: root})
+}
+
+// coopHosts are the storage root as each side of a co-operation scenario
+// reaches it: the same directory on one host, or two clients of one
+// shared volume (TestSharedGluster), PHP on host A and the mount and the
+// storhfs commands on host B.
+type coopHosts struct {
+	php, b     string
+	mountFlags []string // for the mount on b
+	// slow: a network file system, where a short run makes too few
+	// writes for a unique conflict to be certain (the caller tests the
+	// unique index across hosts on its own).
+	slow bool
+}
+
+// coopDocStore is TestCoopDocStore's scenario on hosts.
+func coopDocStore(t *testing.T, o phpOracle, dur time.Duration, hosts coopHosts) {
 	tmp := t.TempDir()
-	root := filepath.Join(tmp, "root")
+	root := hosts.php
 	const coll = "pages"
 	o.runPHP(t, phpScript("doc_setup.php"), root, coll)
-	m := startMount(t, root)
+	m := startMount(t, hosts.b, hosts.mountFlags...)
 	dir := m.path(coll)
 
 	phpWriters := []string{"p1", "p2"}
@@ -214,10 +232,10 @@ func TestCoopDocStore(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		cliDocWriter(t, u, cliWriter, root, coll, tmp, deadline, &goOps)
+		cliDocWriter(t, u, cliWriter, hosts.b, coll, tmp, deadline, &goOps)
 	}()
 	readers := until(deadline, 2, func(ri, i int) {
-		docRead(rand.New(rand.NewPCG(uint64(ri), uint64(i))), u, root, coll, dir, observe, &probs)
+		docRead(rand.New(rand.NewPCG(uint64(ri), uint64(i))), u, hosts.b, coll, dir, observe, &probs)
 	})
 	wg.Wait()
 	readers.Wait()
@@ -268,7 +286,10 @@ func TestCoopDocStore(t *testing.T) {
 	for _, c := range counts {
 		refused += c[1]
 	}
-	if refused == 0 {
+	switch {
+	case refused == 0 && hosts.slow:
+		t.Logf("no write was refused as a unique conflict in this short run")
+	case refused == 0:
 		t.Errorf("no write was refused as a unique conflict: the scenario did not exercise the unique index")
 	}
 
@@ -342,7 +363,7 @@ func TestCoopDocStore(t *testing.T) {
 	probs.report(t)
 	mustOK(t, m.stop())
 	o.verifyPHP(t, root, coll, "doc")
-	verifyGo(t, root, coll, "doc")
+	verifyGo(t, hosts.b, coll, "doc")
 }
 
 // mountWriter replaces and deletes records through the mount until the

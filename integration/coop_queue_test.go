@@ -41,12 +41,18 @@ type queueCall struct {
 func TestCoopQueue(t *testing.T) {
 	requireFuse(t, "cat", "tail")
 	o := requireOracle(t)
-	dur := coopDuration(t)
+	root := filepath.Join(t.TempDir(), "root")
+	coopQueue(t, o, coopDuration(t), coopHosts{php: root, b: root})
+}
+
+// coopQueue is TestCoopQueue's scenario on hosts: PHP clients on
+// hosts.php, the mount and the storhfs worker and producer on hosts.b.
+func coopQueue(t *testing.T, o phpOracle, dur time.Duration, hosts coopHosts) {
 	tmp := t.TempDir()
-	root := filepath.Join(tmp, "root")
+	root, goRoot := hosts.php, hosts.b
 	const name = "jobs"
-	runOK(t, "", testaidBin, "queue-enqueue", root, name) // an empty queue
-	m := startMount(t, root)
+	runOK(t, "", testaidBin, "queue-enqueue", goRoot, name) // an empty queue
+	m := startMount(t, goRoot, hosts.mountFlags...)
 
 	deadline := time.Now().Add(dur)
 	var php []*groupProc
@@ -79,7 +85,7 @@ func TestCoopQueue(t *testing.T) {
 				b, _ := json.Marshal(p)
 				in.Write(append(b, '\n'))
 			}
-			out, err, t0, t1 := coopCmd([]byte(in.String()), testaidBin, "queue-enqueue", root, name)
+			out, err, t0, t1 := coopCmd([]byte(in.String()), testaidBin, "queue-enqueue", goRoot, name)
 			c.IDs, c.T0, c.T1 = strings.Fields(out), t0, t1
 			if err != nil || len(c.IDs) != 3 {
 				probs.add("storhfs queue-enqueue failed", "%v: %s", err, out)
@@ -91,7 +97,7 @@ func TestCoopQueue(t *testing.T) {
 	go func() { // a storhfs worker
 		defer wg.Done()
 		for k := 0; time.Now().Before(deadline); k++ {
-			out, err, t0, t1 := coopCmd(nil, testaidBin, "queue-claim", "-n", fmt.Sprint(1+k%3), root, name)
+			out, err, t0, t1 := coopCmd(nil, testaidBin, "queue-claim", "-n", fmt.Sprint(1+k%3), goRoot, name)
 			if err != nil {
 				probs.add("storhfs queue-claim failed", "%v: %s", err, out)
 				return
@@ -102,10 +108,10 @@ func TestCoopQueue(t *testing.T) {
 				time.Sleep(5 * time.Millisecond)
 				continue
 			}
-			args := []string{"queue-complete", root, name}
+			args := []string{"queue-complete", goRoot, name}
 			keep := k%2 == 0
 			if keep {
-				args = []string{"queue-complete", "--keep", root, name}
+				args = []string{"queue-complete", "--keep", goRoot, name}
 			}
 			out, err, t0, t1 = coopCmd(nil, testaidBin, append(args, ids...)...)
 			if err != nil {
@@ -243,7 +249,7 @@ func TestCoopQueue(t *testing.T) {
 	probs.report(t)
 	mustOK(t, m.stop())
 	o.verifyPHP(t, root, name, "queue")
-	verifyGo(t, root, name, "queue")
+	verifyGo(t, goRoot, name, "queue")
 }
 
 func splitLines(b []byte) []string {

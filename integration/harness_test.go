@@ -93,6 +93,8 @@ type mount struct {
 	cmd  *exec.Cmd
 	done chan error
 	log  *lockedWriter
+	// ready is the mount's ready line.
+	ready string
 }
 
 // startMount mounts root at a fresh directory and waits for the ready line.
@@ -156,6 +158,7 @@ func startMountArgs(t *testing.T, bin, dir string, mountArgs ...string) *mount {
 		if !strings.Contains(line, "mounted") {
 			t.Fatalf("unexpected first line from mount: %q", line)
 		}
+		m.ready = line
 	case err := <-m.done:
 		m.done <- err
 		t.Fatalf("mount exited early: %v; stderr: %s", err, m.log)

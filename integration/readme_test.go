@@ -41,7 +41,18 @@ var readmeNotRunnable = map[string]string{
 	"systemctl enable --now storhfs@$(systemd-escape --path /mnt/storh).service":                   "systemd does not run where the tests run; TestContribUnit runs the unit's ExecStart and ExecStop",
 	"make install PREFIX=/usr/local":        "installs on the machine; TestDebianPackage runs it (make deb installs into a staging root)",
 	"make deb && dpkg -i bin/storhfs_*.deb": "installs on the machine; TestDebianPackage builds the package and installs it in a throwaway namespace",
+	// The GlusterFS configuration (README "More than one machine").
+	"gluster volume set VOL performance.stat-prefetch off":                                                                    readmeGluster,
+	"gluster volume set VOL performance.write-behind off":                                                                     readmeGluster,
+	"gluster volume set VOL performance.open-behind off":                                                                      readmeGluster,
+	"gluster volume set VOL performance.quick-read off":                                                                       readmeGluster,
+	"mount -t glusterfs -o attribute-timeout=0,entry-timeout=0,negative-timeout=0,direct-io-mode=enable HOST:/VOL /srv/storh": readmeGluster,
 }
+
+// readmeGluster: the README's GlusterFS commands need a volume;
+// TestSharedGluster starts one with these settings, and
+// TestReadmeGlusterSettings checks the README shows exactly them.
+const readmeGluster = "needs a GlusterFS volume; TestSharedGluster configures its own with the same settings (TestReadmeGlusterSettings)"
 
 // readmeScenario runs some README commands; commands are the README lines
 // it claims (normalized: comment stripped, spaces collapsed).

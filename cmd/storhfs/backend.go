@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/storhfs/storhfs/core/docstore"
+	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/fusefs"
 )
 
@@ -12,6 +13,9 @@ type docStores struct {
 	// noRepair (--no-repair): index drift found after a dead writer is
 	// logged but not rebuilt (docstore.Options.NoRepair).
 	noRepair bool
+	// hosts: whether writers on other hosts share ROOT (--shared-storage
+	// forces ManyHosts; DetectHosts asks the file system).
+	hosts fsutil.Hosts
 }
 
 var _ fusefs.DocStoreBackend = docStores{}
@@ -24,7 +28,7 @@ func (docStores) IsCollection(dir string) bool { return docstore.IsCollection(di
 // and repairs drift (unless noRepair) before the first request is served;
 // what it finds goes to stderr, the mount's log.
 func (d docStores) Open(root, collection string, readOnly bool) (fusefs.RecordStore, error) {
-	s, err := docstore.Open(root, collection, docstore.Options{ReadOnly: readOnly, NoRepair: d.noRepair, DirSyncErrors: true})
+	s, err := docstore.Open(root, collection, docstore.Options{ReadOnly: readOnly, NoRepair: d.noRepair, DirSyncErrors: true, Hosts: d.hosts})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/fusefs"
 )
 
@@ -54,6 +55,8 @@ Example:
 			&cli.StringFlag{Name: syslogSocketFlag, Hidden: true},
 			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes, editor temp files and commits together (larger files wait on ROOT's disk); beyond it writes fail with ENOSPC"},
 			&cli.BoolFlag{Name: "no-repair", Usage: "after a writer died, log index drift but do not rebuild the drifted indexes"},
+			&cli.BoolFlag{Name: sharedStorageFlag, Usage: "ROOT is shared with other hosts (detected on network, cluster and FUSE file systems): poll for their changes, which inotify does not see, and judge no writer dead by its pid"},
+			&cli.DurationFlag{Name: "poll-interval", Value: fusefs.DefaultPollInterval, Usage: "on shared storage, how often to look for other hosts' changes"},
 		},
 		Action: runMount,
 	}
@@ -111,16 +114,21 @@ func runMount(c *cli.Context) error {
 
 		MaxBufferBytes: c.Int64("max-buffer-mb") << 20,
 		CacheTimeout:   c.Duration("cache-timeout"),
+		SharedStorage:  c.Bool(sharedStorageFlag),
+		PollInterval:   c.Duration("poll-interval"),
 	})
 	if err != nil {
 		return coded(exitMountFailed, mountError(mountpoint, err))
 	}
-	ready := fmt.Sprintf("%s%s at %s (%s); Ctrl-C unmounts\n", readyLinePrefix, root, mountpoint, mode)
+	ready := fmt.Sprintf("%s%s at %s (%s; %s); Ctrl-C unmounts\n", readyLinePrefix, root, mountpoint, mode, mounted.Mode())
 	return serveMount(mounted, c.String(detachedLogFlag), ready)
 }
 
 // logFileFlag names the file the mount's messages go to (-o log=FILE).
 const logFileFlag = "log-file"
+
+// sharedStorageFlag forces the shared-storage mode (-o shared_storage).
+const sharedStorageFlag = "shared-storage"
 
 // checkMountRequest refuses every mistake it can see before mounting and
 // returns the catalog of the storage root, symlinks resolved.
@@ -148,7 +156,11 @@ func checkMountRequest(c *cli.Context, root, mountpoint string) (*fusefs.DirCata
 	if err := checkMountpointEmpty(mountpoint, c.Bool(allowNonEmptyFlag)); err != nil {
 		return nil, coded(exitMountpoint, err)
 	}
-	catalog := &fusefs.DirCatalog{Root: realRoot, Docs: docStores{noRepair: c.Bool("no-repair")}}
+	hosts := fsutil.DetectHosts
+	if c.Bool(sharedStorageFlag) {
+		hosts = fsutil.ManyHosts
+	}
+	catalog := &fusefs.DirCatalog{Root: realRoot, Docs: docStores{noRepair: c.Bool("no-repair"), hosts: hosts}}
 	if err := checkForeignRoot(root, catalog, c.Bool(allowForeignRootFlag)); err != nil {
 		return nil, coded(exitMountRoot, err)
 	}

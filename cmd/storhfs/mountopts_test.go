@@ -24,6 +24,7 @@ func TestMountCommandArgs(t *testing.T) {
 		{"flag between", []string{"/r", "--no-watch", "/m"}, []string{"--no-watch", "--", "/r", "/m"}, ""},
 		{"-o after", []string{"/r", "/m", "-o", "ro,allow_other,max_buffer_mb=32"}, []string{"--read-only", "--allow-other", "--max-buffer-mb=32", "--", "/r", "/m"}, ""},
 		{"-o before", []string{"-o", "nonempty", "/r", "/m"}, []string{"--allow-non-empty", "--", "/r", "/m"}, ""},
+		{"shared storage", []string{"/r", "/m", "-o", "shared_storage,poll_interval=2s"}, []string{"--shared-storage", "--poll-interval=2s", "--", "/r", "/m"}, ""},
 		{"log=FILE", []string{"/r", "/m", "-o", "log=/var/log/s.log"}, []string{"--log-file=/var/log/s.log", "--", "/r", "/m"}, ""},
 		{"-- ends flags", []string{"--", "-r", "/m"}, []string{"--", "-r", "/m"}, ""},
 		{"unknown option", []string{"/r", "/m", "-o", "ro,bogus"}, nil, `unknown mount option "bogus"`},

@@ -162,8 +162,8 @@ func (s *Store) reindexLocked() (*phpjson.Array, error) {
 func (s *Store) Repair() (*phpjson.Array, error) {
 	var out *phpjson.Array
 	err := s.withWriteLock(func() error {
-		fsutil.SweepTemps(s.dir, time.UnixMilli(s.nowMs()))
-		fsutil.SweepIndexTemps(s.dir) // we hold the lock: no index temp is live
+		s.hosts.SweepTemps(s.dir, time.UnixMilli(s.nowMs()))
+		s.hosts.SweepIndexTemps(s.dir) // we hold the lock: no index temp is live
 		var bad []string
 		err := s.scanRecords("", nil, func(r *scanned) error {
 			if r.err != nil {

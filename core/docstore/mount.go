@@ -229,7 +229,8 @@ func notEmpty(what string, cause error) error {
 }
 
 // checkNoOtherWriters fails with ErrBusy when C/.storh/writers holds the
-// marker of a live process other than this one.
+// marker of a live process other than this one (on a shared file system
+// every well-formed marker counts as live: fsutil.Hosts).
 func checkNoOtherWriters(dir string) error {
 	markers, err := fsutil.ReadDir(fsutil.WritersDir(dir))
 	if err != nil {
@@ -243,7 +244,7 @@ func checkNoOtherWriters(dir string) error {
 		if strings.HasPrefix(m.Name(), self) {
 			continue
 		}
-		if fsutil.MarkerLive(m.Name()) {
+		if fsutil.DetectHosts.MarkerLive(dir, m.Name()) {
 			return fmt.Errorf("marker %s: %w", m.Name(), ErrBusy)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/storhfs/storhfs/core/docindex"
-	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // recoverFromDeadWriters runs when Open found the markers of writers that
@@ -39,7 +38,7 @@ func (s *Store) recoverFromDeadWriters(dead []string, repair bool, logger *log.L
 	}
 	writers := strings.Join(dead, ", ")
 	err := s.withWriteLock(func() error {
-		if swept := fsutil.SweepIndexTemps(s.dir); len(swept) > 0 {
+		if swept := s.hosts.SweepIndexTemps(s.dir); len(swept) > 0 {
 			logger.Printf("%s: removed %d index temp file(s) of dead writer(s) %s", s.dir, len(swept), writers)
 		}
 		if !s.idx.Active() {

@@ -59,6 +59,10 @@ type Options struct {
 	DirSyncErrors bool
 	// Logger receives what Open finds after a dead writer (nil: stderr).
 	Logger *log.Logger
+	// Hosts says whether writers on other hosts share the collection,
+	// which decides what a pid in a marker or temp name proves
+	// (fsutil.Hosts); zero: detected from the file system.
+	Hosts fsutil.Hosts
 }
 
 // Store is one open DocStore collection instance.
@@ -68,7 +72,8 @@ type Store struct {
 	newID    func() (string, error)
 	custom   bool // newID is a caller's generator: validate its output
 	readOnly bool
-	dirSync  bool // Options.DirSyncErrors
+	dirSync  bool         // Options.DirSyncErrors
+	hosts    fsutil.Hosts // Options.Hosts, resolved for dir
 	writer   *fsutil.Writer
 	idx      *docindex.Manager
 
@@ -95,20 +100,21 @@ func Open(root, collection string, opts Options) (*Store, error) {
 	if nowMs == nil {
 		nowMs = func() int64 { return time.Now().UnixMilli() }
 	}
+	hosts := opts.Hosts.For(dir)
 	var deadWriters []string
 	if !opts.ReadOnly {
 		var err error
-		deadWriters, err = fsutil.SweepOnOpenStale(dir, time.UnixMilli(nowMs()))
+		deadWriters, err = hosts.SweepOnOpenStale(dir, time.UnixMilli(nowMs()))
 		if err != nil {
 			return nil, err
 		}
 	}
-	w := fsutil.NewWriter(dir)
+	w := fsutil.NewWriterFor(dir, hosts)
 	idx, err := docindex.Open(dir, w)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dir: dir, nowMs: nowMs, writer: w, idx: idx, readOnly: opts.ReadOnly, dirSync: opts.DirSyncErrors}
+	s := &Store{dir: dir, nowMs: nowMs, writer: w, idx: idx, readOnly: opts.ReadOnly, dirSync: opts.DirSyncErrors, hosts: hosts}
 	if opts.IDs != nil {
 		s.newID, s.custom = opts.IDs, true
 	} else {

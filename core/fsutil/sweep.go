@@ -21,17 +21,18 @@ const tempGraceSeconds = 60
 // Entries are judged by name only (a subdirectory named "<live pid>.x" is
 // not stale). now is the clock for the 60-second grace of SweepTemps.
 func SweepOnOpen(collectionDir string, now time.Time) error {
-	_, err := SweepOnOpenStale(collectionDir, now)
+	_, err := DetectHosts.SweepOnOpenStale(collectionDir, now)
 	return err
 }
 
 // SweepOnOpenStale is SweepOnOpen that also returns the names of the stale
 // writer markers it found (nil when none): each may be a writer that died
-// mid-write and left index drift behind.
-func SweepOnOpenStale(collectionDir string, now time.Time) (stale []string, err error) {
+// mid-write and left index drift behind. Pids are judged as h says.
+func (h Hosts) SweepOnOpenStale(collectionDir string, now time.Time) (stale []string, err error) {
+	h = h.For(collectionDir)
 	writers := WritersDir(collectionDir)
 	if fi, err := Stat(writers); err != nil || !fi.IsDir() {
-		SweepTemps(collectionDir, now)
+		h.SweepTemps(collectionDir, now)
 		return nil, EnsureDir(writers)
 	}
 	entries, err := ReadDir(writers)
@@ -39,14 +40,14 @@ func SweepOnOpenStale(collectionDir string, now time.Time) (stale []string, err 
 		return nil, nil // unreadable: PHP's scandir fails and finds no stale entry
 	}
 	for _, e := range entries {
-		if markerStale(e.Name()) {
+		if h.markerStale(e.Name()) {
 			stale = append(stale, e.Name())
 		}
 	}
 	if len(stale) == 0 {
 		return nil, nil
 	}
-	SweepTemps(collectionDir, now)
+	h.SweepTemps(collectionDir, now)
 	for _, name := range stale {
 		_ = atParent("remove", writers+"/"+name, func(dirfd int, name string) error {
 			return unix.Unlinkat(dirfd, name, 0) // unlink(2): a directory is never removed
@@ -55,14 +56,20 @@ func SweepOnOpenStale(collectionDir string, now time.Time) (stale []string, err 
 	return stale, nil
 }
 
-// markerStale: a live marker's name starts with "<digits>." and that pid is alive.
-func markerStale(name string) bool {
+// SweepOnOpenStale is DetectHosts.SweepOnOpenStale.
+func SweepOnOpenStale(collectionDir string, now time.Time) (stale []string, err error) {
+	return DetectHosts.SweepOnOpenStale(collectionDir, now)
+}
+
+// markerStale: a live marker's name starts with "<digits>." and that pid
+// is alive (h.pidAlive).
+func (h Hosts) markerStale(name string) bool {
 	dot := strings.IndexByte(name, '.')
 	if dot <= 0 {
 		return true
 	}
 	pid, ok := parsePID(name[:dot])
-	return !ok || !PIDAlive(pid)
+	return !ok || !h.pidAlive(pid)
 }
 
 // SweepTemps walks C recursively (no symlink is followed: a symlinked C
@@ -75,8 +82,11 @@ func markerStale(name string) bool {
 //     deleted otherwise.
 //
 // Everything else is never touched; errors (unreadable dirs, failed
-// unlinks) are ignored like PHP does.
-func SweepTemps(collectionDir string, now time.Time) {
+// unlinks) are ignored like PHP does. With ManyHosts a pid-named temp
+// whose pid is not provably dead is kept while younger than
+// sharedTempGrace (Hosts).
+func (h Hosts) SweepTemps(collectionDir string, now time.Time) {
+	h = h.For(collectionDir)
 	nowSec := now.Unix()
 	walkTemps(collectionDir, func(path, name string) {
 		fi, err := Stat(path)
@@ -84,7 +94,10 @@ func SweepTemps(collectionDir string, now time.Time) {
 			return
 		}
 		if pid, ok := pidOfTemp(name); ok {
-			if !PIDAlive(pid) {
+			switch {
+			case !h.pidAlive(pid):
+				_ = Remove(path)
+			case h == ManyHosts && !PIDAlive(pid) && now.Sub(fi.ModTime()) >= sharedTempGrace:
 				_ = Remove(path)
 			}
 			return
@@ -94,6 +107,9 @@ func SweepTemps(collectionDir string, now time.Time) {
 		}
 	})
 }
+
+// SweepTemps is DetectHosts.SweepTemps.
+func SweepTemps(collectionDir string, now time.Time) { DetectHosts.SweepTemps(collectionDir, now) }
 
 // walkTemps calls fn for every entry below dir whose name starts with "."
 // and ends with ".tmp" and that is not a directory, descending into

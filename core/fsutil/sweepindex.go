@@ -1,5 +1,7 @@
 package fsutil
 
+import "time"
+
 // IndexesDir is C/.storh/indexes, where every index file and its temps live.
 func IndexesDir(collectionDir string) string {
 	return collectionDir + "/.storh/indexes"
@@ -25,13 +27,19 @@ func IndexesDir(collectionDir string) string {
 //   - any other such name: deleted.
 //
 // Symlinks are neither followed nor deleted; other files are never touched;
-// errors are ignored as in SweepTemps.
-func SweepIndexTemps(collectionDir string) (removed []string) {
+// errors are ignored as in SweepTemps. With ManyHosts a PID-owned temp
+// whose pid is not alive here is kept while younger than sharedTempGrace,
+// as in SweepTemps.
+func (h Hosts) SweepIndexTemps(collectionDir string) (removed []string) {
+	h = h.For(collectionDir)
+	now := time.Now()
 	walkTemps(IndexesDir(collectionDir), func(path, name string) {
-		if fi, err := Stat(path); err != nil || !fi.Mode().IsRegular() {
+		fi, err := Stat(path)
+		if err != nil || !fi.Mode().IsRegular() {
 			return
 		}
-		if pid, ok := pidOfTemp(name); ok && PIDAlive(pid) {
+		if pid, ok := pidOfTemp(name); ok && h.pidAlive(pid) &&
+			(PIDAlive(pid) || now.Sub(fi.ModTime()) < sharedTempGrace) {
 			return
 		}
 		if Unlink(path) == nil {
@@ -39,4 +47,9 @@ func SweepIndexTemps(collectionDir string) (removed []string) {
 		}
 	})
 	return removed
+}
+
+// SweepIndexTemps is DetectHosts.SweepIndexTemps.
+func SweepIndexTemps(collectionDir string) (removed []string) {
+	return DetectHosts.SweepIndexTemps(collectionDir)
 }

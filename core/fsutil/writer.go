@@ -20,6 +20,7 @@ type Writer struct {
 	collectionDir string
 	pid           int
 	name          string
+	tempPrefix    string // name, or with ManyHosts "p<hex16>" (Hosts)
 
 	tempSeq atomic.Uint64 // last temp number handed out; temps start at 1
 
@@ -40,13 +41,27 @@ func (w *Writer) syncDir(fd int) error {
 
 // NewWriter returns a fresh identity (real OS pid, 8 random lowercase hex
 // digits) for the collection directory C.
+// Its temp names follow NewWriterFor with DetectHosts.
 func NewWriter(collectionDir string) *Writer {
+	return NewWriterFor(collectionDir, DetectHosts)
+}
+
+// NewWriterFor is NewWriter whose temp files, where h resolves to
+// ManyHosts, are named ".p<hex16>.<n>.tmp" (no pid: a sweep on another
+// host, which would judge our pid dead, keeps them for 60 s). The marker
+// keeps the "<pid>.<hex8>" name, which this host's writers judge right.
+func NewWriterFor(collectionDir string, h Hosts) *Writer {
 	pid := os.Getpid()
-	return &Writer{
+	w := &Writer{
 		collectionDir: collectionDir,
 		pid:           pid,
 		name:          strconv.Itoa(pid) + "." + randomHex(4),
 	}
+	w.tempPrefix = w.name
+	if h.For(collectionDir) == ManyHosts {
+		w.tempPrefix = "p" + randomHex(8)
+	}
+	return w
 }
 
 // Name is "<pid>.<hex8>".
@@ -95,7 +110,11 @@ func (w *Writer) Register() error {
 
 // MarkerLive reports whether a writer marker name ("<pid>.<hex8>") belongs
 // to a live process (docs/format/docstore.md §5.5, with EPERM counted alive as in PIDAlive).
-func MarkerLive(name string) bool { return !markerStale(name) }
+func MarkerLive(name string) bool { return !OneHost.markerStale(name) }
+
+// MarkerLive is MarkerLive with pids judged as h says (dir resolves
+// DetectHosts): with ManyHosts every well-formed marker counts as live.
+func (h Hosts) MarkerLive(dir, name string) bool { return !h.For(dir).markerStale(name) }
 
 // Registered reports whether Register succeeded and Unregister has not run.
 func (w *Writer) Registered() bool {
@@ -116,10 +135,11 @@ func (w *Writer) Unregister() {
 	w.registered = false
 }
 
-// TempPath returns dir/.<pid>.<hex8>.<n>.tmp with n = 1, 2, ... per Writer.
+// TempPath returns dir/.<pid>.<hex8>.<n>.tmp with n = 1, 2, ... per Writer
+// (dir/.p<hex16>.<n>.tmp for a ManyHosts writer: NewWriterFor).
 func (w *Writer) TempPath(dir string) string {
 	n := w.tempSeq.Add(1)
-	return dir + "/." + w.name + "." + strconv.FormatUint(n, 10) + ".tmp"
+	return dir + "/." + w.tempPrefix + "." + strconv.FormatUint(n, 10) + ".tmp"
 }
 
 // randomHex returns 2*n lowercase hex digits from crypto/rand.
