@@ -60,11 +60,11 @@ func loadScanned(r *scanned) {
 	r.rec, r.size, r.err = loadRecordFile(r.id, r.recordFile)
 }
 
-// getScanned is loadScanned where an empty path (an invalid id) reads no
-// file and leaves r.rec nil.
-func getScanned(r *scanned) {
+// getScanned reads r's file through the record cache (Get); an empty
+// path (an invalid id) reads no file and leaves r.rec nil.
+func (s *Store) getScanned(r *scanned) {
 	if r.path != "" {
-		loadScanned(r)
+		r.rec, r.size, r.err = s.loadCached(r.id, r.recordFile)
 	}
 }
 
@@ -87,7 +87,7 @@ func (s *Store) GetEach(ids []string, fn func(id string, rec *Record) error) err
 		}
 		return nil
 	}
-	err := stopIsNil(readahead.Run(walk, getWindow, getScanned, func(r *scanned) error {
+	err := stopIsNil(readahead.Run(walk, getWindow, s.getScanned, func(r *scanned) error {
 		if r.err != nil {
 			return r.err
 		}

@@ -71,6 +71,7 @@ type Store struct {
 	dirSync  bool // Options.DirSyncErrors
 	writer   *fsutil.Writer
 	idx      *docindex.Manager
+	cache    recordCache // records read by Get and GetEach (recordcache.go)
 
 	mu     sync.Mutex // serialises this instance's mutations (fsutil.Lock is not a goroutine mutex)
 	lock   *fsutil.Lock
