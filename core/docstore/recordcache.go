@@ -6,7 +6,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/shard"
 )
 
 // The record cache keeps the decoded data of records that Get and GetEach
@@ -110,12 +112,8 @@ func (c *recordCache) remember(id string, e cachedRecord) {
 // loadCached is loadRecordFile through the record cache, for a record
 // file of a valid id (f.idValid).
 func (s *Store) loadCached(id string, f recordFile) (*Record, int, error) {
-	if e, ok := s.cache.lookup(id); ok {
-		var st unix.Stat_t
-		if lstat(f.path, &st) == nil && versionOf(&st) == e.version {
-			return &Record{ID: id, Data: e.data.Clone()}, int(e.version.size), nil
-		}
-		s.cache.forget(id)
+	if rec, size, ok := s.cacheHit(id, f.path); ok {
+		return rec, size, nil
 	}
 	var st unix.Stat_t
 	f.stat = &st
@@ -126,6 +124,57 @@ func (s *Store) loadCached(id string, f recordFile) (*Record, int, error) {
 	return rec, size, err
 }
 
+// cacheHit returns a copy of the cached record of id, and its file's
+// size, when its file at path is the version cached; it reads no file.
+func (s *Store) cacheHit(id, path string) (*Record, int, bool) {
+	return s.cacheHitAt(id, unix.AT_FDCWD, path)
+}
+
+// cacheHitAt is cacheHit for the file rel below the directory dirfd.
+func (s *Store) cacheHitAt(id string, dirfd int, rel string) (*Record, int, bool) {
+	e, ok := s.cache.lookup(id)
+	if !ok {
+		return nil, 0, false
+	}
+	var st unix.Stat_t
+	if lstatAt(dirfd, rel, &st) == nil && versionOf(&st) == e.version {
+		return &Record{ID: id, Data: e.data.Clone()}, int(e.version.size), true
+	}
+	s.cache.forget(id)
+	return nil, 0, false
+}
+
+// eachCached calls fn, in order, with the records of ids that the cache
+// serves, up to the first one that must be read from its file, and
+// returns the ids from that one on. Its stats are relative to C/data,
+// opened once without symlinks: a shorter path walk is most of what a hit
+// costs. A query racing a rename of C/data thus sees the records as they
+// were before it.
+func (s *Store) eachCached(ids []string, fn func(id string, rec *Record) error) ([]string, error) {
+	if len(ids) == 0 {
+		return ids, nil
+	}
+	if _, ok := s.cache.lookup(ids[0]); !ok {
+		return ids, nil
+	}
+	dirfd, err := fsutil.OpenAt(unix.AT_FDCWD, shard.DataDir(s.dir), unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return ids, nil // the reads report it
+	}
+	defer unix.Close(dirfd)
+	for ; len(ids) > 0; ids = ids[1:] {
+		id := ids[0]
+		rec, _, ok := s.cacheHitAt(id, dirfd, shard.BucketOf(id)+"/"+id+shard.RecordExt)
+		if !ok {
+			break
+		}
+		if err := fn(id, rec); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
 // cacheable says whether the record read as size bytes from the file that
 // fstat reported as st may be cached at now (see racyWindow).
 func cacheable(st *unix.Stat_t, size int, now time.Time) bool {
@@ -134,10 +183,11 @@ func cacheable(st *unix.Stat_t, size int, now time.Time) bool {
 		time.Unix(st.Ctim.Unix()).Add(racyWindow).Before(now)
 }
 
-// lstat is unix.Lstat retried on EINTR.
-func lstat(path string, st *unix.Stat_t) error {
+// lstatAt is an fstatat of rel below dirfd that does not follow a last
+// symlink, retried on EINTR.
+func lstatAt(dirfd int, rel string, st *unix.Stat_t) error {
 	for {
-		err := unix.Lstat(path, st)
+		err := unix.Fstatat(dirfd, rel, st, unix.AT_SYMLINK_NOFOLLOW)
 		if err != unix.EINTR {
 			return err
 		}

@@ -305,3 +305,45 @@ func TestRecordCacheConcurrentReadersAndRewrites(t *testing.T) {
 		}
 	}
 }
+
+// GetEach over cached, changed, missing and invalid ids delivers each in
+// order as Get sees it, and stops at ErrStop inside the cached run too.
+func TestRecordCacheGetEachMixed(t *testing.T) {
+	s := openCachingStore(t, t.TempDir())
+	ids := sequentialIDs(t, 6)
+	for i, id := range ids {
+		writeOutside(t, s, id, titledRecord(id, fmt.Sprint("v", i)), false)
+	}
+	readAll := func(list []string) []string {
+		var got []string
+		err := s.GetEach(list, func(id string, r *Record) error {
+			got = append(got, recTitle(t, r))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	readAll(ids) // caches all
+	writeOutside(t, s, ids[2], titledRecord(ids[2], "changed"), false)
+	os.Remove(s.RecordPath(ids[4]))
+	list := []string{ids[0], ids[1], ids[2], "not-an-id", ids[3], ids[4], ids[5], ids[0]}
+	want := "[v0 v1 changed <missing> v3 <missing> v5 v0]"
+	for range 2 {
+		if got := fmt.Sprint(readAll(list)); got != want {
+			t.Fatalf("GetEach gave %s, want %s", got, want)
+		}
+	}
+	n := 0
+	err := s.GetEach(ids, func(string, *Record) error {
+		n++
+		if n == 2 {
+			return ErrStop
+		}
+		return nil
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("ErrStop: %d calls, %v", n, err)
+	}
+}
