@@ -27,7 +27,8 @@ import (
 //     past when it is read (fstat before the read): a change after that
 //     read then gets a ctime at least racyWindow later, so two versions
 //     cannot share a ctime even on filesystems that keep timestamps in
-//     whole seconds, and a write still in progress is never cached.
+//     whole seconds or reuse a freed inode number at once, and a write
+//     still in progress is never cached.
 //   - Callers own what they get: the cache stores a copy of the data and
 //     hands out a copy on every hit.
 //
