@@ -69,6 +69,17 @@ type recordCache struct {
 	mu      sync.Mutex
 	entries map[string]cachedRecord
 	bytes   int64 // sum of entries' version.size
+
+	// now is the clock racyWindow is measured on: the kernel's, so the
+	// real time, not Options.NowMs (nil: time.Now; tests move it).
+	now func() time.Time
+}
+
+func (c *recordCache) clock() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
 }
 
 func (c *recordCache) lookup(id string) (cachedRecord, bool) {
@@ -119,7 +130,7 @@ func (s *Store) loadCached(id string, f recordFile) (*Record, int, error) {
 	var st unix.Stat_t
 	f.stat = &st
 	rec, size, err := loadRecordFile(id, f)
-	if err == nil && rec != nil && cacheable(&st, size, time.UnixMilli(s.nowMs())) {
+	if err == nil && rec != nil && cacheable(&st, size, s.cache.clock()) {
 		s.cache.remember(id, cachedRecord{version: versionOf(&st), data: rec.Data.Clone()})
 	}
 	return rec, size, err

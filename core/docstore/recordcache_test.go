@@ -12,16 +12,13 @@ import (
 	"github.com/storhfs/storhfs/core/phpjson"
 )
 
-// openCachingStore opens a Store whose clock runs ahead of the file
-// timestamps by more than racyWindow, so that records written by the test
-// are old enough to be cached.
+// openCachingStore opens a Store whose record cache's clock runs ahead of
+// the file timestamps by more than racyWindow, so that records written by
+// the test are old enough to be cached.
 func openCachingStore(t *testing.T, root string) *Store {
 	t.Helper()
-	s, err := Open(root, "pages", Options{NowMs: func() int64 { return time.Now().Add(2 * racyWindow).UnixMilli() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openStore(t, root)
+	s.cache.now = func() time.Time { return time.Now().Add(2 * racyWindow) }
 	return s
 }
 
@@ -176,7 +173,12 @@ func TestRecordCacheSeesOutsideChanges(t *testing.T) {
 // A record whose ctime is within racyWindow of the clock is not cached: a
 // change in the same timestamp tick could otherwise go unseen.
 func TestRecordCacheSkipsRecentFiles(t *testing.T) {
-	s := openStore(t, t.TempDir()) // real clock: the file was just written
+	// Options.NowMs (ids, sweeps) does not move the cache's clock.
+	s, err := Open(t.TempDir(), "pages", Options{NowMs: func() int64 { return time.Now().Add(time.Hour).UnixMilli() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	writeOutside(t, s, id1, titledRecord(id1, "new"), false)
 	if got := getTitle(t, s, id1); got != "new" {
 		t.Fatalf("title %q", got)
