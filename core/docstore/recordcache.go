@@ -41,7 +41,7 @@ import (
 // room for a new one.
 const (
 	recordCacheEntries = 100_000  // PHP's WRITE_CACHE_LIMIT
-	recordCacheBytes   = 64 << 20 // sum of the cached record files' sizes
+	recordCacheBytes   = 16 << 20 // sum of the cached record files' sizes (decoded: ~4x for small records)
 	recordCacheMaxSize = 1 << 20  // larger records are not cached
 	racyWindow         = time.Second
 )
