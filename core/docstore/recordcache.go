@@ -54,7 +54,7 @@ type fileVersion struct {
 }
 
 func versionOf(st *unix.Stat_t) fileVersion {
-	return fileVersion{dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
+	return fileVersion{dev: uint64(st.Dev), ino: uint64(st.Ino), size: st.Size, mtime: st.Mtim, ctime: st.Ctim} // Dev is int32 on darwin
 }
 
 // cachedRecord is the data of one record file version.
@@ -169,9 +169,9 @@ func (s *Store) eachCached(ids []string, fn func(id string, rec *Record) error) 
 	if _, ok := s.cache.lookup(ids[0]); !ok {
 		return ids, nil
 	}
-	dirfd, err := fsutil.OpenAt(unix.AT_FDCWD, shard.DataDir(s.dir), unix.O_PATH|unix.O_DIRECTORY, 0)
+	dirfd, err := fsutil.OpenAt(unix.AT_FDCWD, shard.DataDir(s.dir), unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
-		return ids, nil // the reads report it
+		return ids, nil // unreadable: the reads report what is wrong
 	}
 	defer unix.Close(dirfd)
 	for ; len(ids) > 0; ids = ids[1:] {
