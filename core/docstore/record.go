@@ -90,7 +90,8 @@ var readBufPool = sync.Pool{New: func() any { b := make([]byte, 8192); return &b
 // recordFile names a record file to read.
 type recordFile struct {
 	path    string
-	idValid bool // the expected id was validated (Get, GetEach)
+	idValid bool         // the expected id was validated (Get, GetEach)
+	stat    *unix.Stat_t // if set, filled by an fstat of the opened file before it is read (recordcache.go)
 }
 
 // fileAt names path.
@@ -101,11 +102,22 @@ func fileAt(path string) recordFile { return recordFile{path: path} }
 // missing file returns an error satisfying errors.Is(err, fs.ErrNotExist).
 // Files larger than MaxRecordBytes fail with ErrInvalidRecord.
 func withRecordFile(path string, fn func(content []byte) error) error {
+	return withRecordFileStat(path, nil, fn)
+}
+
+// withRecordFileStat is withRecordFile that first fstats the opened file
+// into st when st is not nil.
+func withRecordFileStat(path string, st *unix.Stat_t, fn func(content []byte) error) error {
 	fd, err := openRecord(path)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(fd)
+	if st != nil {
+		if err := fstat(fd, st); err != nil {
+			return &fs.PathError{Op: "stat", Path: path, Err: err}
+		}
+	}
 	bp := readBufPool.Get().(*[]byte)
 	defer readBufPool.Put(bp)
 	buf := (*bp)[:0]
@@ -177,7 +189,7 @@ func loadRecordFileWith(id string, f recordFile, take func(content []byte) bool)
 		data, parseErr = parseRecord(content, id, f.path, f.idValid)
 		return nil
 	}
-	err := withRecordFile(f.path, parse)
+	err := withRecordFileStat(f.path, f.stat, parse)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, nil
@@ -199,12 +211,14 @@ func loadRecordFileWith(id string, f recordFile, take func(content []byte) bool)
 
 // Get returns the record id, nil when its file does not exist. It takes no
 // lock and looks only at the record's own bucket (docs/format/docstore.md §8.2).
+// A record read before comes from the record cache when its file is
+// unchanged (docs/format/docstore.md §8.7).
 func (s *Store) Get(id string) (*Record, error) {
 	if err := validID(id); err != nil {
 		return nil, err
 	}
 	f := fileAt(s.RecordPath(id))
 	f.idValid = true
-	rec, _, err := loadRecordFile(id, f)
+	rec, _, err := s.loadCached(id, f)
 	return rec, err
 }

@@ -60,11 +60,11 @@ func loadScanned(r *scanned) {
 	r.rec, r.size, r.err = loadRecordFile(r.id, r.recordFile)
 }
 
-// getScanned is loadScanned where an empty path (an invalid id) reads no
-// file and leaves r.rec nil.
-func getScanned(r *scanned) {
+// getScanned reads r's file through the record cache (Get); an empty
+// path (an invalid id) reads no file and leaves r.rec nil.
+func (s *Store) getScanned(r *scanned) {
 	if r.path != "" {
-		loadScanned(r)
+		r.rec, r.size, r.err = s.loadCached(r.id, r.recordFile)
 	}
 }
 
@@ -74,6 +74,14 @@ func getScanned(r *scanned) {
 // records ahead (getWindow) on readahead.Workers goroutines. fn returning ErrStop
 // or shard.ErrStop ends it without error.
 func (s *Store) GetEach(ids []string, fn func(id string, rec *Record) error) error {
+	// Records the cache serves need no read-ahead.
+	ids, err := s.eachCached(ids, fn)
+	if err != nil || len(ids) == 0 {
+		if errors.Is(err, ErrStop) {
+			return nil
+		}
+		return stopIsNil(err)
+	}
 	walk := func(visit func(scanned) error) error {
 		for _, id := range ids {
 			r := scanned{id: id} // no path for an invalid id: getScanned skips it
@@ -87,7 +95,7 @@ func (s *Store) GetEach(ids []string, fn func(id string, rec *Record) error) err
 		}
 		return nil
 	}
-	err := stopIsNil(readahead.Run(walk, getWindow, getScanned, func(r *scanned) error {
+	err = stopIsNil(readahead.Run(walk, getWindow, s.getScanned, func(r *scanned) error {
 		if r.err != nil {
 			return r.err
 		}

@@ -76,6 +76,7 @@ type Store struct {
 	hosts    fsutil.Hosts // Options.Hosts, resolved for dir
 	writer   *fsutil.Writer
 	idx      *docindex.Manager
+	cache    recordCache // records read by Get and GetEach (recordcache.go)
 
 	mu     sync.Mutex // serialises this instance's mutations (fsutil.Lock is not a goroutine mutex)
 	lock   *fsutil.Lock
