@@ -95,6 +95,8 @@ var readmeScenarios = []readmeScenario{
 			"bin/storhfs stats demo-data pages",
 			"bin/storhfs verify --strict demo-data pages",
 			"bin/storhfs export demo-data pages /tmp/pages.jsonl",
+			"bin/storhfs query --where kind=draft --where 'score>=900' --order score --desc --limit 3 demo-data pages",
+			`job=$(bin/storhfs claim demo-data jobs) && bin/storhfs complete demo-data jobs "$(echo "$job" | jq -r .id)"`,
 		},
 		run: testReadmeMaintenance,
 	},
@@ -434,6 +436,20 @@ func testReadmeMaintenance(t *testing.T, rd *readmeDoc) {
 	sh(t, "", subst("bin/storhfs export demo-data pages /tmp/pages.jsonl"))
 	if n := strings.Count(string(readFile(t, export)), "\n"); n != 20 {
 		t.Errorf("export wrote %d lines, want 20", n)
+	}
+	out = sh(t, "", subst("bin/storhfs query --where kind=draft --where 'score>=900' --order score --desc --limit 3 demo-data pages"))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) == 0 || len(lines) > 3 {
+		t.Errorf("query printed %d records, want 1 to 3:\n%s", len(lines), out)
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, `"kind":"draft"`) {
+			t.Errorf("query printed a record that is not a draft: %s", l)
+		}
+	}
+	out = sh(t, "", subst(`job=$(bin/storhfs claim demo-data jobs) && bin/storhfs complete demo-data jobs "$(echo "$job" | jq -r .id)"`))
+	if strings.TrimSpace(out) != "1" {
+		t.Errorf("claim and complete: %q, want one job completed", out)
 	}
 }
 
