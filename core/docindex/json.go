@@ -15,7 +15,7 @@ func appendJSON(dst []byte, v phpjson.Value) ([]byte, error) { return phpjson.Ap
 func encodePretty(a *phpjson.Array) ([]byte, error) { return phpjson.EncodeJSONCObject(a) }
 
 // g17 is sprintf('%.17G') and f24 sprintf('%024.6F'); both print a
-// non-finite value as PHP does ("NaN", "Inf", "-Inf": a decoded 1e400 is
+// non-finite value as PHP does ("NaN", "INF", "-NF": a decoded 1e400 is
 // INF and can reach the key code as a query operand or before a unique
 // check).
 func g17(f float64) string { return phpjson.G17(f) }
