@@ -3,7 +3,6 @@ package docstore
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -165,7 +164,7 @@ func (s *Store) importLine(raw []byte) error {
 		content := make([]byte, len(line)+1)
 		copy(content, line)
 		content[len(line)] = '\n'
-		_, err := s.writeLocked(data, id, true, content)
+		_, err := s.writeLocked(recordWrite{id: id, explicit: true, data: data, raw: content})
 		return err
 	}
 	clean := phpjson.NewArray(row.Len())
@@ -174,13 +173,7 @@ func (s *Store) importLine(raw []byte) error {
 			clean.Set(k, v)
 		}
 	}
-	id, explicit, data := splitRow(clean)
-	if explicit {
-		if err := validID(id); err != nil {
-			return err
-		}
-	}
-	_, err = s.writeLocked(data, id, explicit, nil)
+	_, err = s.putRowLocked(clean)
 	return err
 }
 
@@ -199,5 +192,3 @@ func formA(row *phpjson.Array) (string, *phpjson.Array, bool) {
 	data, ok2 := dv.(*phpjson.Array)
 	return id, data, ok && ok2
 }
-
-var _ = errors.New
