@@ -148,3 +148,6 @@ func TestNonFiniteKeys(t *testing.T) {
 		}
 	}
 }
+
+// xxh128Hex is PHP hash('xxh128'): XXH3-128, seed 0, high 64 bits first.
+func xxh128Hex(b []byte) string { return string(appendXXH128(nil, string(b))) }

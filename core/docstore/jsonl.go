@@ -149,7 +149,7 @@ func (s *Store) importLine(raw []byte) error {
 	if blankLine(line) {
 		return nil
 	}
-	v, err := decodeStrict(line)
+	v, err := phpjson.Decode(line)
 	if err != nil {
 		return err
 	}

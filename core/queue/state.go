@@ -1,8 +1,6 @@
 package queue
 
 import (
-	"maps"
-
 	"github.com/storhfs/storhfs/core/phpjson"
 )
 
@@ -114,25 +112,8 @@ func (s *state) newJob(id string) *job {
 	return j
 }
 
-// reserve makes room for a batch of n more jobs: job slots for all of them
-// at once, and, for a batch of at least reserveMin that exceeds the map's
-// size, a map rebuilt with room for n more (the copy then costs less than
-// the growth steps it saves).
-func (s *state) reserve(n int) {
-	if n >= reserveMin && n > len(s.jobs) {
-		jobs := make(map[string]*job, len(s.jobs)+n)
-		maps.Copy(jobs, s.jobs)
-		s.jobs = jobs
-	}
-	if need := n - len(s.free); need > len(s.spare) {
-		s.spare = make([]job, max(need, spareChunk))
-	}
-}
-
-const (
-	reserveMin = 256 // smaller batches let the map grow by itself
-	spareChunk = 256 // job slots allocated at least at once
-)
+// spareChunk is how many job slots are allocated at once.
+const spareChunk = 256
 
 func (s *state) detach(j *job) { s.list(j.state).remove(j) }
 
