@@ -78,8 +78,6 @@ type state struct {
 	pending    jobList
 	processing jobList
 	done       jobList
-	spare      []job  // preallocated job slots (fewer small allocations)
-	free       []*job // forgotten slots, reused first
 }
 
 func newState() *state { return &state{jobs: make(map[string]*job)} }
@@ -96,32 +94,16 @@ func (s *state) list(st jobState) *jobList {
 }
 
 func (s *state) newJob(id string) *job {
-	var j *job
-	if n := len(s.free); n > 0 {
-		j = s.free[n-1]
-		s.free = s.free[:n-1]
-	} else {
-		if len(s.spare) == 0 {
-			s.spare = make([]job, spareChunk)
-		}
-		j = &s.spare[0]
-		s.spare = s.spare[1:]
-	}
-	j.id = id
+	j := &job{id: id}
 	s.jobs[id] = j
 	return j
 }
-
-// spareChunk is how many job slots are allocated at once.
-const spareChunk = 256
 
 func (s *state) detach(j *job) { s.list(j.state).remove(j) }
 
 func (s *state) forget(j *job) {
 	s.detach(j)
 	delete(s.jobs, j.id)
-	*j = job{}
-	s.free = append(s.free, j)
 }
 
 // enqueue: (re)sets the payload and makes the job pending at the back,
