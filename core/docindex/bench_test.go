@@ -140,3 +140,34 @@ func BenchmarkUpdateRecord(b *testing.B) {
 	b.ReportMetric(float64((user+sys).Microseconds())/float64(b.N), "cpu-us/op")
 	b.ReportMetric(float64(user.Microseconds())/float64(b.N), "user-us/op")
 }
+
+// BenchmarkUpdateRecordMoves: each update moves a record of 20k to another
+// "kind" value, so two equality entry files of about 2000 ids each are
+// read and rewritten (what an indexed put that changes a value costs).
+func BenchmarkUpdateRecordMoves(b *testing.B) {
+	const n = 20000
+	recs := benchRecords(n)
+	m, _ := Open(b.TempDir(), nil)
+	m.pending = []Definition{{Field: "kind"}}
+	if err := m.Sync(false, nil); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := m.Rebuild(sliceSource(recs)); err != nil {
+		b.Fatal(err)
+	}
+	moved := make([]*phpjson.Array, n)
+	for i := range recs {
+		moved[i] = obj("kind", fmt.Sprintf("kind-%d", (i+1)%10))
+	}
+	b.ResetTimer()
+	user0, sys0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		r := recs[i%n]
+		if err := m.UpdateRecord(r.id, r.data, moved[i%n]); err != nil {
+			b.Fatal(err)
+		}
+		recs[i%n].data, moved[i%n] = moved[i%n], r.data
+	}
+	user, sys := processCPU()
+	b.ReportMetric(float64((user+sys-user0-sys0).Microseconds())/float64(b.N), "cpu-us/op")
+}

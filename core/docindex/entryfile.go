@@ -24,18 +24,18 @@ type entry struct {
 func (e *entry) encode() ([]byte, error) {
 	buf := make([]byte, 0, 64+len(e.field)+len(e.key)+40*len(e.ids))
 	buf = append(buf, `{"field":`...)
-	buf, err := appendJSON(buf, e.field)
+	buf, err := phpjson.AppendEncode(buf, e.field)
 	if err != nil {
 		return nil, err
 	}
 	buf = append(buf, `,"key":`...)
-	if buf, err = appendJSON(buf, e.key); err != nil {
+	if buf, err = phpjson.AppendEncode(buf, e.key); err != nil {
 		return nil, err
 	}
 	buf = append(buf, `,"count":`...)
 	buf = strconv.AppendInt(buf, int64(len(e.ids)), 10)
 	buf = append(buf, `,"value":`...)
-	if buf, err = appendJSON(buf, e.value); err != nil {
+	if buf, err = phpjson.AppendEncode(buf, e.value); err != nil {
 		return nil, err
 	}
 	buf = append(buf, `,"ids":`...)
@@ -61,7 +61,7 @@ func appendStringList(buf []byte, items []string) ([]byte, error) {
 			buf = append(buf, ',')
 		}
 		var err error
-		if buf, err = appendJSONString(buf, s); err != nil {
+		if buf, err = phpjson.AppendString(buf, s); err != nil {
 			return nil, err
 		}
 	}

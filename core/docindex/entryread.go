@@ -65,7 +65,7 @@ func splitCanonicalIDs(content []byte) (head []byte, ids []string, ok bool) {
 		}
 		ids = strings.Split(string(list[1:len(list)-1]), `","`)
 		for _, id := range ids {
-			if !plainJSON(id) {
+			if !phpjson.PlainString(id) {
 				return nil, nil, false
 			}
 		}

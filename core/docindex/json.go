@@ -6,28 +6,6 @@ import (
 	"github.com/storhfs/storhfs/core/phpjson"
 )
 
-// The PHP value model operations this package uses, in one place.
-
-// appendJSON appends J(v), storh's compact json_encode.
-func appendJSON(dst []byte, v phpjson.Value) ([]byte, error) { return phpjson.AppendEncode(dst, v) }
-
-// encodePretty is Jsonc::encode_object (pretty JSON plus "\n").
-func encodePretty(a *phpjson.Array) ([]byte, error) { return phpjson.EncodeJSONCObject(a) }
-
-// g17 is sprintf('%.17G') and f24 sprintf('%024.6F'); both print a
-// non-finite value as PHP does ("NaN", "Inf", "-Inf": a decoded 1e400 is
-// INF and can reach the key code as a query operand or before a unique
-// check).
-func g17(f float64) string { return phpjson.G17(f) }
-
-func f24(f float64) string { return phpjson.F24(f) }
-
-// identical is PHP ===.
-func identical(a, b phpjson.Value) bool { return phpjson.Identical(a, b) }
-
-// serialize is PHP serialize(v), hashed for the VK of array operands.
-func serialize(v phpjson.Value) []byte { return []byte(phpjson.Serialize(v)) }
-
 // decodeJSONCObject is storh's AtomicFilesystem::read_jsonc_object on
 // content already read from path: Jsonc::decode_object, with a JSON error
 // of the JSONC pass reported as "Invalid JSONC storage file: <path>".
@@ -70,10 +48,3 @@ func phpTrim(b []byte) []byte {
 	}
 	return b
 }
-
-// appendJSONString appends J(s) for a string.
-func appendJSONString(dst []byte, s string) ([]byte, error) { return phpjson.AppendString(dst, s) }
-
-// plainJSON reports whether J(s) is s in quotes: every byte is in
-// 0x20..0x7f and neither '"' nor '\\'.
-func plainJSON(s string) bool { return phpjson.PlainString(s) }

@@ -15,7 +15,7 @@ var jsonStringSeeds = []string{
 
 func checkJSONString(t *testing.T, s string) {
 	want, werr := phpjson.AppendString([]byte("p"), s)
-	got, gerr := appendJSONString([]byte("p"), s)
+	got, gerr := phpjson.AppendString([]byte("p"), s)
 	if (werr == nil) != (gerr == nil) || (werr == nil && string(got) != string(want)) {
 		t.Errorf("%q: got %q, %v; want %q, %v", s, got, gerr, want, werr)
 	}

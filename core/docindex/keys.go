@@ -41,14 +41,14 @@ func appendValueKey(dst []byte, v phpjson.Value) []byte {
 		}
 		return strconv.AppendInt(dst, x, 10)
 	case float64:
-		return appendFloatKey(append(dst, "f-"...), g17(x))
+		return appendFloatKey(append(dst, "f-"...), phpjson.G17(x))
 	case string:
 		if len(x) <= maxPlainStringKey {
 			return appendHex(append(dst, "s-"...), x)
 		}
 		return appendXXH128(append(dst, "s-"...), x)
 	default:
-		return appendXXH128(append(dst, "z-"...), string(serialize(v)))
+		return appendXXH128(append(dst, "z-"...), string([]byte(phpjson.Serialize(v))))
 	}
 }
 
@@ -93,9 +93,9 @@ func appendRangeKey(dst []byte, v phpjson.Value) []byte {
 			dst = append(dst, d...)
 			return append(dst, "d000000"...)
 		}
-		return appendFloatKey(dst, f24(float64(x)))
+		return appendFloatKey(dst, phpjson.F24(float64(x)))
 	case float64:
-		return appendFloatKey(append(dst, "n-"...), f24(x))
+		return appendFloatKey(append(dst, "n-"...), phpjson.F24(x))
 	case string:
 		return appendHex(append(dst, "s-"...), x)
 	case bool:
@@ -120,9 +120,6 @@ func compoundKeyOf(vkA, vkB string) string {
 	buf = append(buf, vkB...)
 	return string(appendXXH128(append(make([]byte, 0, 34), "c-"...), string(buf)))
 }
-
-// xxh128Hex is PHP hash('xxh128'): XXH3-128, seed 0, high 64 bits first.
-func xxh128Hex(b []byte) string { return string(appendXXH128(nil, string(b))) }
 
 func appendXXH128(dst []byte, s string) []byte {
 	sum := xxh3.HashString128(s).Bytes() // big-endian, Hi first

@@ -118,7 +118,7 @@ func encodeManifest(defs []Definition) ([]byte, error) {
 	}
 	root := phpjson.NewArray(1)
 	root.SetString("fields", list)
-	return encodePretty(root)
+	return phpjson.EncodeJSONCObject(root)
 }
 
 func lookupArray(a *phpjson.Array, key string) (*phpjson.Array, bool) {

@@ -28,7 +28,7 @@ func appendRangeLine(buf []byte, rk string, v phpjson.Value, ids, remove []strin
 		return nil, err
 	}
 	buf = append(buf, `,"value":`...)
-	if buf, err = appendJSON(buf, v); err != nil {
+	if buf, err = phpjson.AppendEncode(buf, v); err != nil {
 		return nil, err
 	}
 	buf = append(buf, `,"count":`...)

@@ -167,7 +167,7 @@ func (m *Manager) rangeValueIDs(field string, v phpjson.Value) ([]string, error)
 				}
 			}
 			e, ok := decodeRangeLine(line)
-			if !ok || !e.hasKey || e.key != key || !identical(e.value, v) {
+			if !ok || !e.hasKey || e.key != key || !phpjson.Identical(e.value, v) {
 				return nil
 			}
 			set.apply(e)

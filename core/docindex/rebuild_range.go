@@ -111,10 +111,10 @@ func (c *rangeCollector) add(field, id string, v phpjson.Value) error {
 	buf = append(buf, `{"key":"`...)
 	buf = append(buf, buf[from:rkEnd]...)
 	buf = append(buf, `","value":`...)
-	buf, err := appendJSON(buf, v)
+	buf, err := phpjson.AppendEncode(buf, v)
 	if err == nil {
 		buf = append(buf, `,"count":1,"ids":[`...)
-		buf, err = appendJSONString(buf, id)
+		buf, err = phpjson.AppendString(buf, id)
 	}
 	if err != nil {
 		return err // the partial line stays beyond the arena's views

@@ -1,7 +1,6 @@
 package docstore
 
 import (
-	"errors"
 	"fmt"
 	"syscall"
 
@@ -89,14 +88,16 @@ func wrapError(k error, msg string, cause error) error {
 func errInvalidID() error { return newError(ErrInvalidID, msgInvalidID) }
 
 // withID prefixes err's text with the record id, keeping its classes; used
-// for PutRaw, whose caller (the mount) logs the message.
+// for PutRaw, whose caller (the mount) logs the message. Index drift also
+// says that the record is stored and what to run.
 func withID(id string, err error) error {
-	if err == nil {
+	switch e := err.(type) {
+	case nil:
 		return nil
-	}
-	var pe *phpError
-	if errors.As(err, &pe) {
-		return &phpError{msg: id + ": " + pe.msg, k: pe.k, cause: pe.cause}
+	case *phpError:
+		return &phpError{msg: id + ": " + e.msg, k: e.k, cause: e.cause}
+	case indexDrift:
+		return fmt.Errorf("%s: %w: %w", id, ErrIndexDrift, e.cause)
 	}
 	return fmt.Errorf("%s: %w", id, err)
 }

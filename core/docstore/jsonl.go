@@ -3,7 +3,6 @@ package docstore
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -155,7 +154,7 @@ func (s *Store) importLine(raw []byte) error {
 	if blankLine(line) {
 		return nil
 	}
-	v, err := decodeStrict(line)
+	v, err := phpjson.Decode(line)
 	if err != nil {
 		return err
 	}
@@ -170,7 +169,7 @@ func (s *Store) importLine(raw []byte) error {
 		content := make([]byte, len(line)+1)
 		copy(content, line)
 		content[len(line)] = '\n'
-		_, err := s.writeLocked(data, id, true, content)
+		_, err := s.writeLocked(recordWrite{id: id, explicit: true, data: data, raw: content})
 		return err
 	}
 	clean := phpjson.NewArray(row.Len())
@@ -179,13 +178,7 @@ func (s *Store) importLine(raw []byte) error {
 			clean.Set(k, v)
 		}
 	}
-	id, explicit, data := splitRow(clean)
-	if explicit {
-		if err := validID(id); err != nil {
-			return err
-		}
-	}
-	_, err = s.writeLocked(data, id, explicit, nil)
+	_, err = s.putRowLocked(clean)
 	return err
 }
 
@@ -204,5 +197,3 @@ func formA(row *phpjson.Array) (string, *phpjson.Array, bool) {
 	data, ok2 := dv.(*phpjson.Array)
 	return id, data, ok && ok2
 }
-
-var _ = errors.New

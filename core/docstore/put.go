@@ -1,6 +1,7 @@
 package docstore
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,38 +34,89 @@ func (s *Store) Put(data *phpjson.Array, id string) (Record, error) {
 // putLocked is one put under the write lock. A non-explicit id is
 // generated (and assumed new: no old lookup).
 func (s *Store) putLocked(data *phpjson.Array, id string, explicit bool) (Record, error) {
-	return s.writeLocked(data, id, explicit, nil)
+	return s.writeLocked(recordWrite{id: id, explicit: explicit, data: data})
 }
 
-// writeLocked is putLocked with raw, when non-nil, written verbatim instead
-// of the canonical encoding (JSONL form A).
-func (s *Store) writeLocked(data *phpjson.Array, id string, explicit bool, raw []byte) (Record, error) {
-	if !explicit {
+// recordWrite is one record write: what every writer (Put, PutMany,
+// PutStream, ImportJSONL, the mount's PutRaw) hands to writeLocked. The
+// zero options are PHP's put; the mount's differences are named.
+type recordWrite struct {
+	id       string
+	explicit bool // false: id is generated, assumed new (no old lookup)
+	data     *phpjson.Array
+	raw      []byte // stored verbatim (JSONL form A, the mount); nil: encodeRecord
+
+	// mustBeNew: an existing record file fails with fs.ErrExist (O_EXCL
+	// through the mount).
+	mustBeNew bool
+	// corruptOldIsAbsent: an unreadable old record counts as absent, so a
+	// corrupt record can be fixed by rewriting it; its stale index entries,
+	// if any, are left for verify/repair. PHP's put fails instead.
+	corruptOldIsAbsent bool
+	// refuseUnindexable: an indexed field holding a value the index files
+	// cannot hold (INF or NaN: JSON has neither) fails with ErrInvalidRecord
+	// before anything is written. PHP stores a verbatim import line and
+	// then fails the index update (drift); its put never gets that far,
+	// since encoding the record fails first.
+	refuseUnindexable bool
+}
+
+// writeLocked is the one record write path, under the write lock. Its
+// order is docs/format/docstore.md §7:
+//
+//  1. (indexes active, explicit id) read the old record: its entries are
+//     the ones to remove; a corrupt one fails the write (unless
+//     corruptOldIsAbsent) before anything is written;
+//  2. the unique check (docs/format/indexes.md §6);
+//  3. the record file written and renamed: the commit point;
+//  4. the old value's index entries removed, the new value's added.
+//
+// A failure before 3 changed nothing. A failure in 4 leaves the new record
+// with missing or stale index entries: it is errors.Is(err,
+// ErrIndexDrift) with the cause's text, verify reports the drift, repair
+// or reindex rebuilds the entries. A crash in 3 before the rename leaves a
+// pid-named temp file that the next open's sweep removes once the pid is
+// dead; a crash in 4 is the same drift. Readers take no lock, so between
+// 3 and 4 a query may miss the record, never return a wrong one.
+func (s *Store) writeLocked(w recordWrite) (Record, error) {
+	if !w.explicit {
 		var err error
-		if id, err = s.generateID(); err != nil {
+		if w.id, err = s.generateID(); err != nil {
 			return Record{}, err
 		}
 	}
-	path := s.RecordPath(id)
+	path := s.RecordPath(w.id)
+	if w.mustBeNew {
+		if _, err := fsutil.Stat(path); err == nil {
+			return Record{}, fmt.Errorf("record file %s: %w", path, fs.ErrExist)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return Record{}, err
+		}
+	}
 	var old *phpjson.Array
 	if s.idx.Active() {
-		if explicit {
-			rec, _, err := loadRecord(id, path)
-			if err != nil {
+		if w.refuseUnindexable {
+			if err := s.checkIndexable(w.data); err != nil {
 				return Record{}, err
 			}
-			if rec != nil {
+		}
+		if w.explicit {
+			rec, _, err := loadRecord(w.id, path)
+			if err != nil && !w.corruptOldIsAbsent {
+				return Record{}, err
+			}
+			if err == nil && rec != nil {
 				old = rec.Data
 			}
 		}
-		if err := s.checkUnique(id, data); err != nil {
+		if err := s.idx.CheckUnique(w.id, w.data); err != nil {
 			return Record{}, err
 		}
 	}
-	content := raw
+	content := w.raw
 	if content == nil {
 		var err error
-		if content, err = encodeRecord(id, data); err != nil {
+		if content, err = encodeRecord(w.id, w.data); err != nil {
 			return Record{}, err
 		}
 	}
@@ -73,11 +125,11 @@ func (s *Store) writeLocked(data *phpjson.Array, id string, explicit bool, raw [
 		return Record{}, err
 	}
 	if s.idx.Active() {
-		if err := s.idx.UpdateRecord(id, old, data); err != nil {
-			return Record{}, err
+		if err := s.idx.UpdateRecord(w.id, old, w.data); err != nil {
+			return Record{}, indexDrift{err}
 		}
 	}
-	return Record{ID: id, Data: data}, dirSync
+	return Record{ID: w.id, Data: w.data}, dirSync
 }
 
 // writeRecordFile writes a record file (fsutil.WriteFileDurable). err is
@@ -94,12 +146,6 @@ func (s *Store) writeRecordFile(path string, content []byte) (dirSync, err error
 		return nil, nil
 	}
 	return nil, err
-}
-
-// checkUnique runs the unique check (7.5); a violation is
-// errors.Is(err, ErrUniqueViolation) with PHP's text.
-func (s *Store) checkUnique(id string, data *phpjson.Array) error {
-	return s.idx.CheckUnique(id, data)
 }
 
 // generateID returns the next generated id; a caller's generator is
@@ -122,6 +168,13 @@ func (s *Store) generateID() (string, error) {
 // reindex. Not a content rejection: the record IS stored.
 var ErrIndexDrift = errors.New("record stored, but its index entries could not be updated; run repair")
 
+// indexDrift is a failed step 4 of writeLocked: errors.Is ErrIndexDrift
+// and its cause, with the cause's text (PHP's, which the engine API keeps).
+type indexDrift struct{ cause error }
+
+func (e indexDrift) Error() string   { return e.cause.Error() }
+func (e indexDrift) Unwrap() []error { return []error{ErrIndexDrift, e.cause} }
+
 // PutRaw stores content verbatim as the record file of id, for the mount.
 // content must be a record PHP's get() would accept for that file name
 // (docs/format/docstore.md §2.3: strict JSON, else JSONC; an object whose "id" equals id, a
@@ -133,11 +186,10 @@ var ErrIndexDrift = errors.New("record stored, but its index entries could not b
 // (a float like 1e999, decoded as INF), fails before anything is written.
 // Errors are errors.Is-able (ErrInvalidID, ErrInvalidRecord, ErrIDMismatch,
 // ErrUniqueViolation) and their text starts with the id. A failure after
-// the record file was written is errors.Is(err, ErrIndexDrift).
+// the record file was written is errors.Is(err, ErrIndexDrift) and says so.
 //
 // Unlike PHP's put, an existing record file that is unreadable is treated
-// as absent (so a corrupt record can be fixed by rewriting it); its stale
-// index entries, if any, are left for verify/repair.
+// as absent (recordWrite.corruptOldIsAbsent).
 func (s *Store) PutRaw(id string, content []byte) error {
 	return s.putRaw(id, content, false)
 }
@@ -156,49 +208,20 @@ func (s *Store) putRaw(id string, content []byte, mustBeNew bool) error {
 	if len(content) >= MaxRecordBytes {
 		return withID(id, newError(ErrInvalidRecord, fmt.Sprintf("record of %d bytes is not below the record size limit of %d bytes", len(content), MaxRecordBytes)))
 	}
-	path := s.RecordPath(id)
-	data, err := parseWritable(content, id, path)
+	data, err := parseWritable(content, id, s.RecordPath(id))
 	if err != nil {
 		return withID(id, err)
 	}
-	raw := make([]byte, len(content))
-	copy(raw, content)
+	w := recordWrite{id: id, explicit: true, data: data, raw: bytes.Clone(content),
+		mustBeNew: mustBeNew, corruptOldIsAbsent: true, refuseUnindexable: true}
 	return withID(id, s.withWriteLock(func() error {
-		if mustBeNew {
-			if _, err := fsutil.Stat(path); err == nil {
-				return fmt.Errorf("record file %s: %w", path, fs.ErrExist)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-		}
-		var old *phpjson.Array
-		if s.idx.Active() {
-			if err := s.checkIndexable(data); err != nil {
-				return err
-			}
-			if rec, _, err := loadRecord(id, path); err == nil && rec != nil {
-				old = rec.Data
-			}
-			if err := s.checkUnique(id, data); err != nil {
-				return err
-			}
-		}
-		dirSync, err := s.writeRecordFile(path, raw)
-		if err != nil {
-			return err
-		}
-		if s.idx.Active() {
-			if err := s.idx.UpdateRecord(id, old, data); err != nil {
-				return fmt.Errorf("%w: %w", ErrIndexDrift, err)
-			}
-		}
-		return dirSync
+		_, err := s.writeLocked(w)
+		return err
 	}))
 }
 
 // checkIndexable fails with ErrInvalidRecord when an indexed field of data
-// holds a value the index files cannot hold (JSON has no INF or NaN), so
-// the record is refused before its file is written.
+// holds a value the index files cannot hold (JSON has no INF or NaN).
 func (s *Store) checkIndexable(data *phpjson.Array) error {
 	var buf []byte
 	for _, d := range s.idx.Definitions() {

@@ -93,28 +93,6 @@ func TestPutRawNew(t *testing.T) {
 	treetest.AssertSame(t, "the operation", before, treetest.Snapshot(t, root))
 }
 
-// An index update failing after the record file was written is reported
-// as drift (the record is stored), not as a rejection.
-func TestPutRawIndexDrift(t *testing.T) {
-	root := t.TempDir()
-	s := openStore(t, root)
-	if err := s.SyncIndexes([]docindex.Definition{{Field: "kind"}}, true); err != nil {
-		t.Fatal(err)
-	}
-	// An entry path that is a directory makes the equality update fail.
-	eq := root + "/pages/.storh/indexes/entries/eq/" + docindex.FieldKey("kind")
-	if err := os.MkdirAll(eq+"/"+docindex.ValueKey("a")+".jsonc/x", 0o777); err != nil {
-		t.Fatal(err)
-	}
-	err := s.PutRaw(id1, []byte(`{"id":"`+id1+`","data":{"kind":"a"}}`))
-	if !errors.Is(err, ErrIndexDrift) || errors.Is(err, ErrInvalidRecord) {
-		t.Fatalf("failed index update = %v, want ErrIndexDrift", err)
-	}
-	if _, err := s.StatRecord(id1); err != nil {
-		t.Fatalf("record not stored: %v", err)
-	}
-}
-
 // RemoveEmpty runs under the write lock and keeps a collection whose lock
 // file another live process may use.
 func TestRemoveEmptyLockAndLiveWriters(t *testing.T) {

@@ -32,7 +32,7 @@ func appendRecord(buf []byte, id string, data *phpjson.Array) ([]byte, error) {
 	if data == nil {
 		data = phpjson.NewArray(0)
 	}
-	out, err := appendJSON(buf, data)
+	out, err := phpjson.AppendEncode(buf, data)
 	if err != nil {
 		return nil, err
 	}

@@ -92,14 +92,6 @@ func Rename(oldpath, newpath string) error {
 	})
 }
 
-// Mkdir makes directory path (mode 0777 before umask) relative to its
-// parent directory opened without following symlinks.
-func Mkdir(path string) error {
-	return atParent("mkdir", path, func(dirfd int, name string) error {
-		return unix.Mkdirat(dirfd, name, 0o777)
-	})
-}
-
 // MkdirAll is os.MkdirAll (0777) that never creates or passes through a
 // symlink; an existing directory is fine.
 func MkdirAll(dir string) error {

@@ -14,14 +14,3 @@ var (
 	ErrUnsupportedType = errors.New("Type is not supported")
 	ErrUTF16           = errors.New("Single unpaired UTF-16 surrogate in unicode escape")
 )
-
-// IsJSONError reports whether err is (or wraps) one of PHP's JSON errors
-// above, i.e. what PHP would throw as a JsonException.
-func IsJSONError(err error) bool {
-	for _, e := range []error{ErrDepth, ErrStateMismatch, ErrCtrlChar, ErrSyntax, ErrUTF8, ErrInfNaN, ErrUnsupportedType, ErrUTF16} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}

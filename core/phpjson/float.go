@@ -20,10 +20,13 @@ func FormatFloat(f float64) string {
 }
 
 // G17 returns PHP sprintf('%.17G', f). Non-finite values give PHP
-// sprintf's "Inf", "-Inf" and "NaN".
+// sprintf's "INF" (for both signs) and "NaN".
 func G17(f float64) string {
-	if s, ok := sprintfNonFinite(f); ok {
-		return s
+	if math.IsNaN(f) {
+		return "NaN"
+	}
+	if math.IsInf(f, 0) {
+		return "INF"
 	}
 	var buf [40]byte
 	neg, digits, decpt := splitFloat(f, 16, buf[:0])
@@ -33,10 +36,16 @@ func G17(f float64) string {
 
 // F24 returns PHP sprintf('%024.6F', f): fixed notation with six
 // decimals, zero-padded to 24 characters; negative zero has no sign.
-// Non-finite values give PHP sprintf's unpadded "Inf", "-Inf" and "NaN".
+// Non-finite values give PHP 8.2 sprintf's unpadded "INF" and "NaN", and
+// "-NF" for -INF (its zero padding overwrites the 'I').
 func F24(f float64) string {
-	if s, ok := sprintfNonFinite(f); ok {
-		return s
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "INF"
+	case math.IsInf(f, -1):
+		return "-NF"
 	}
 	neg := f < 0
 	var buf [400]byte
@@ -148,18 +157,4 @@ func appendPHPLayout(dst []byte, neg bool, digits []byte, decpt int, expChar byt
 		dst = append(dst, digits[decpt:]...)
 	}
 	return dst
-}
-
-// sprintfNonFinite is PHP sprintf's text for NaN and ±Inf in the e/E/f/F/g/G
-// conversions (php_formatted_print: no padding is applied to them).
-func sprintfNonFinite(f float64) (string, bool) {
-	switch {
-	case math.IsNaN(f):
-		return "NaN", true
-	case math.IsInf(f, 1):
-		return "Inf", true
-	case math.IsInf(f, -1):
-		return "-Inf", true
-	}
-	return "", false
 }

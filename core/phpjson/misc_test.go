@@ -91,30 +91,6 @@ func TestIdentical(t *testing.T) {
 	}
 }
 
-func TestKinds(t *testing.T) {
-	tests := []struct {
-		v      Value
-		kind   Kind
-		scalar bool
-	}{
-		{nil, KindNull, false},
-		{true, KindBool, true},
-		{int64(1), KindInt, true},
-		{1.0, KindFloat, true},
-		{"s", KindString, true},
-		{NewArray(0), KindArray, false},
-		{int(1), KindInvalid, false},
-	}
-	for _, tt := range tests {
-		if TypeOf(tt.v) != tt.kind || IsScalar(tt.v) != tt.scalar {
-			t.Errorf("%#v: %v %v", tt.v, TypeOf(tt.v), IsScalar(tt.v))
-		}
-	}
-	if KindArray.String() != "array" {
-		t.Error(KindArray.String())
-	}
-}
-
 func TestDepth(t *testing.T) {
 	tests := []struct {
 		in   string

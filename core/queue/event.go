@@ -61,7 +61,7 @@ type Event struct {
 // DecodeEvent decodes the JSON part of a guarded line with PHP's rules
 // (docs/format/queue.md §2.2 steps 5-8). Errors carry PHP's messages.
 func DecodeEvent(json []byte) (Event, error) {
-	v, err := decodeJSON(json)
+	v, err := phpjson.Decode(json)
 	if err != nil {
 		return Event{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storhfs/storhfs/core/guard"
 	"github.com/storhfs/storhfs/core/phpjson"
 )
 
@@ -154,7 +155,7 @@ func TestAppendEventJSON(t *testing.T) {
 
 func FuzzDecodeEvent(f *testing.F) {
 	for _, line := range strings.SplitAfter(workedExample, "\n") {
-		if json, fault := ParseGuarded([]byte(line)); fault == GuardOK {
+		if json, fault := guard.Queue().Parse([]byte(line)); fault == guard.OK {
 			f.Add(json)
 		}
 	}

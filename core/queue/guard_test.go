@@ -29,12 +29,12 @@ func TestWorkedExampleFraming(t *testing.T) {
 		if line == "" {
 			continue
 		}
-		json, fault := ParseGuarded([]byte(line))
-		if fault != GuardOK {
-			t.Fatalf("ParseGuarded(%q) = %v", line, fault)
+		json, fault := guard.Queue().Parse([]byte(line))
+		if fault != guard.OK {
+			t.Fatalf("guard.Queue().Parse(%q) = %v", line, fault)
 		}
-		if got := string(AppendGuarded(nil, json)); got != line {
-			t.Errorf("AppendGuarded = %q, want %q", got, line)
+		if got := string(guard.Append(nil, json)); got != line {
+			t.Errorf("guard.Append = %q, want %q", got, line)
 		}
 	}
 }

@@ -44,6 +44,11 @@ func JobFromValue(v phpjson.Value) Job {
 // resolveID validates an explicit id or produces one (built-in generator, or
 // Options.NewID whose ids are validated). Runs before the lock, like PHP.
 func (q *Queue) resolveID(id string) (string, error) {
+	return q.resolveIDAt(id, q.now().UnixMilli())
+}
+
+// resolveIDAt is resolveID with the built-in generator's clock read as ms.
+func (q *Queue) resolveIDAt(id string, ms int64) (string, error) {
 	if id != "" {
 		if !uuidv7.Valid(id) {
 			return "", uuidv7.ErrInvalid
@@ -51,7 +56,7 @@ func (q *Queue) resolveID(id string) (string, error) {
 		return id, nil
 	}
 	if q.newID == nil {
-		return q.ids.New()
+		return q.ids.NewAt(ms)
 	}
 	id, err := q.newID()
 	if err != nil {
@@ -98,20 +103,19 @@ func (q *Queue) Enqueue(payload *phpjson.Array, id string) (string, error) {
 // resolved (explicit ids validated, the generator called) and its payload
 // encoded in turn under the lock, so a bad job fails the call with the id
 // generator called up to it, and with what the batch had written before it
-// (whole 1 MiB pieces) left in the log unsynced. Built-in ids are
-// generated as one batch from one clock reading (uuidv7.Generator.NewBatch).
+// (whole 1 MiB pieces) left in the log unsynced.
 func (q *Queue) EnqueueMany(jobs []Job) ([]string, error) {
 	if len(jobs) == 0 {
 		return []string{}, nil
 	}
-	ts := q.now().Unix()
-	idSource := q.newBatchIDs(jobs)
-	ids := idSource.reuse(len(jobs))
+	now := q.now()
+	ts, ms := now.Unix(), now.UnixMilli()
+	ids := make([]string, len(jobs))
 	var payloadJSON []byte
 	err := q.op(func(int64) error {
 		b := q.newBatch()
 		for i, j := range jobs {
-			id, err := idSource.next(j.ID)
+			id, err := q.resolveIDAt(j.ID, ms)
 			if err != nil {
 				return b.fail(err)
 			}
@@ -130,50 +134,6 @@ func (q *Queue) EnqueueMany(jobs []Job) ([]string, error) {
 		return nil, err
 	}
 	return ids, nil
-}
-
-// batchIDs hands out EnqueueMany's ids job by job, as resolveID would,
-// with the built-in ids drawn up front as one batch.
-type batchIDs struct {
-	q         *Queue
-	generated []string // built-in ids not handed out yet
-	genErr    error    // the batch's generator failure, reported at its first use
-}
-
-func (q *Queue) newBatchIDs(jobs []Job) *batchIDs {
-	b := &batchIDs{q: q}
-	if q.newID != nil {
-		return b
-	}
-	generate := 0
-	for _, j := range jobs {
-		if j.ID == "" {
-			generate++
-		}
-	}
-	b.generated, b.genErr = q.ids.NewBatch(generate)
-	return b
-}
-
-// reuse returns a slice for the n ids: the generated batch itself when every
-// id is generated (next then hands out each id in its own place).
-func (b *batchIDs) reuse(n int) []string {
-	if len(b.generated) == n {
-		return b.generated
-	}
-	return make([]string, n)
-}
-
-// next resolves the id of the next job, whose explicit id is id ("" = generate).
-func (b *batchIDs) next(id string) (string, error) {
-	if id != "" || b.q.newID != nil {
-		return b.q.resolveID(id)
-	}
-	if b.genErr != nil {
-		return "", b.genErr
-	}
-	id, b.generated = b.generated[0], b.generated[1:]
-	return id, nil
 }
 
 // Claim takes the first pending job in claim order; nil when none is pending

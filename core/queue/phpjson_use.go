@@ -2,12 +2,6 @@ package queue
 
 import "github.com/storhfs/storhfs/core/phpjson"
 
-// The JSON value model is phpjson's; these two calls are all the queue needs.
-
-// decodeJSON is PHP json_decode($b, true) with depth 512 (an event may nest
-// at most 511 levels).
-func decodeJSON(b []byte) (phpjson.Value, error) { return phpjson.Decode(b) }
-
 // maxPayloadDepth keeps written events decodable: the event object adds one
 // level and PHP reads at most 511 (docs/format/queue.md §3.2, docs/format/phpjson.md §3.3). PHP itself writes
 // payloads up to 512 deep and then truncates them (and every later event) on

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storhfs/storhfs/core/guard"
 	"github.com/storhfs/storhfs/core/phpjson"
 )
 
@@ -80,7 +81,7 @@ func appendRaw(t *testing.T, dir, s string) {
 	}
 }
 
-func line(json string) string { return string(AppendGuarded(nil, []byte(json))) }
+func line(json string) string { return string(guard.Append(nil, []byte(json))) }
 
 func TestWorkedExample(t *testing.T) {
 	dir := t.TempDir()

@@ -1,8 +1,6 @@
 package queue
 
 import (
-	"maps"
-
 	"github.com/storhfs/storhfs/core/phpjson"
 )
 
@@ -80,8 +78,6 @@ type state struct {
 	pending    jobList
 	processing jobList
 	done       jobList
-	spare      []job  // preallocated job slots (fewer small allocations)
-	free       []*job // forgotten slots, reused first
 }
 
 func newState() *state { return &state{jobs: make(map[string]*job)} }
@@ -98,49 +94,16 @@ func (s *state) list(st jobState) *jobList {
 }
 
 func (s *state) newJob(id string) *job {
-	var j *job
-	if n := len(s.free); n > 0 {
-		j = s.free[n-1]
-		s.free = s.free[:n-1]
-	} else {
-		if len(s.spare) == 0 {
-			s.spare = make([]job, spareChunk)
-		}
-		j = &s.spare[0]
-		s.spare = s.spare[1:]
-	}
-	j.id = id
+	j := &job{id: id}
 	s.jobs[id] = j
 	return j
 }
-
-// reserve makes room for a batch of n more jobs: job slots for all of them
-// at once, and, for a batch of at least reserveMin that exceeds the map's
-// size, a map rebuilt with room for n more (the copy then costs less than
-// the growth steps it saves).
-func (s *state) reserve(n int) {
-	if n >= reserveMin && n > len(s.jobs) {
-		jobs := make(map[string]*job, len(s.jobs)+n)
-		maps.Copy(jobs, s.jobs)
-		s.jobs = jobs
-	}
-	if need := n - len(s.free); need > len(s.spare) {
-		s.spare = make([]job, max(need, spareChunk))
-	}
-}
-
-const (
-	reserveMin = 256 // smaller batches let the map grow by itself
-	spareChunk = 256 // job slots allocated at least at once
-)
 
 func (s *state) detach(j *job) { s.list(j.state).remove(j) }
 
 func (s *state) forget(j *job) {
 	s.detach(j)
 	delete(s.jobs, j.id)
-	*j = job{}
-	s.free = append(s.free, j)
 }
 
 // enqueue: (re)sets the payload and makes the job pending at the back,

@@ -56,16 +56,11 @@ func appendCanonicalRecord(dst, id, data []byte) []byte {
 	return append(dst, '}', '\n')
 }
 
-// canonicalData reports whether data is one non-empty JSON object that
+// canonChecker reports whether data is one non-empty JSON object that
 // storh's encoder would write back byte for byte after PHP's json_decode
-// and the record filter of docs/format/segmentedlog.md §2.5: phpjson.IsCanonicalArray restricted
-// to an object (a put's data is one).
-func canonicalData(data []byte) bool {
-	var c canonChecker
-	return c.check(data)
-}
-
-// canonChecker is canonicalData with its key buffer kept between calls.
+// and the record filter of docs/format/segmentedlog.md §2.5
+// (phpjson.IsCanonicalArray restricted to an object, a put's data), with
+// its key buffer kept between calls.
 type canonChecker struct{ phpjson.CanonicalChecker }
 
 func (c *canonChecker) check(data []byte) bool {

@@ -167,7 +167,7 @@ func (cw *compactWriter) copySegment(file string, seg int32) ([]string, error) {
 			p := append(cw.payload[:0], putPrefix...)
 			p = append(p, id...)
 			p = append(p, dataInfix...)
-			if p, err = appendJSON(p, recordData(env.data)); err != nil {
+			if p, err = phpjson.AppendEncode(p, recordData(env.data)); err != nil {
 				return nil, err
 			}
 			p = append(p, '}')

@@ -18,7 +18,7 @@ type envelope struct {
 // an array whose "id" and "op" are strings. Errors are PHP's texts (JSON
 // error texts or ErrNoEnvelope).
 func decodeEnvelope(payload []byte) (envelope, error) {
-	v, err := decodeJSON(payload)
+	v, err := phpjson.Decode(payload)
 	if err != nil {
 		return envelope{}, err
 	}
@@ -79,17 +79,4 @@ func recordData(v phpjson.Value) *phpjson.Array {
 		}
 	}
 	return out
-}
-
-// lineID returns the id and op of a valid payload: the fast path when it
-// applies, else the full decode.
-func lineID(payload []byte) (opKind, string, error) {
-	if op, id, _, ok := fastEnvelope(payload); ok {
-		return op, string(id), nil
-	}
-	env, err := decodeEnvelope(payload)
-	if err != nil {
-		return 0, "", err
-	}
-	return env.op, env.id, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // docs/format/segmentedlog.md §2.1 vectors (PHP hash('xxh32', ...)).
@@ -131,7 +133,7 @@ func FuzzLine(f *testing.F) {
 			full, ferr := decodeEnvelope(payload)
 			if op, idB, data, ok := fastEnvelope(payload); ok && op == opPut {
 				if env, ok := decodeCanonicalPut(idB, data); ok {
-					if ferr != nil || env.id != full.id || full.op != opPut || !strictEqual(env.data, full.data) {
+					if ferr != nil || env.id != full.id || full.op != opPut || !phpjson.Identical(env.data, full.data) {
 						t.Fatalf("canonical put decode of %q disagrees with the full decode (%v)", payload, ferr)
 					}
 				}
@@ -186,8 +188,21 @@ func TestDecodeCanonicalPut(t *testing.T) {
 		if !fast {
 			continue
 		}
-		if err != nil || full.id != got.id || full.op != got.op || !strictEqual(full.data, got.data) {
+		if err != nil || full.id != got.id || full.op != got.op || !phpjson.Identical(full.data, got.data) {
 			t.Errorf("%s: fast %+v, full %+v (%v)", tc.name, got, full, err)
 		}
 	}
+}
+
+// lineID returns the id and op of a valid payload: the fast path when it
+// applies, else the full decode.
+func lineID(payload []byte) (opKind, string, error) {
+	if op, id, _, ok := fastEnvelope(payload); ok {
+		return op, string(id), nil
+	}
+	env, err := decodeEnvelope(payload)
+	if err != nil {
+		return 0, "", err
+	}
+	return env.op, env.id, nil
 }

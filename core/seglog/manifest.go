@@ -93,7 +93,7 @@ func (e *invalidJSONCError) Error() string { return "Invalid JSONC storage file:
 func (e *invalidJSONCError) Unwrap() error { return e.Err }
 
 func parseManifest(b []byte, path string) (*manifest, error) {
-	v, err := decodeJSONC(b)
+	doc, err := phpjson.DecodeJSONCObject(b)
 	if err != nil {
 		var je *phpjson.JSONCError
 		if errors.As(err, &je) {
@@ -101,7 +101,7 @@ func parseManifest(b []byte, path string) (*manifest, error) {
 		}
 		return nil, err
 	}
-	return manifestFromDoc(v.(*phpjson.Array)), nil
+	return manifestFromDoc(doc), nil
 }
 
 func manifestFromDoc(doc *phpjson.Array) *manifest {
@@ -268,19 +268,9 @@ func initialManifestDoc() *phpjson.Array {
 	return doc
 }
 
-// encodeManifest renders doc as PHP writes manifest.jsonc: compact JSON
-// plus "\n".
-func encodeManifest(doc *phpjson.Array) ([]byte, error) {
-	b, err := encodeJSON(doc)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
-
 // writeManifestDoc atomically replaces dir/manifest.jsonc with doc.
 func writeManifestDoc(dir string, doc *phpjson.Array) error {
-	b, err := encodeManifest(doc)
+	b, err := phpjson.EncodeCompactObject(doc)
 	if err != nil {
 		return err
 	}

@@ -104,7 +104,7 @@ func (q *StreamQuery) matchIDBytes(id []byte) bool {
 func (q *StreamQuery) matchData(data *phpjson.Array) bool {
 	for _, w := range q.where {
 		v, ok := data.Lookup(w.field)
-		if !ok || !strictEqual(v, w.value) {
+		if !ok || !phpjson.Identical(v, w.value) {
 			return false
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // Reader reads a log collection (or partition) directory without ever
@@ -278,44 +279,6 @@ func (s *Snapshot) Get(id string) (*Record, error) {
 	return readRecordAt(f, loc.off, id)
 }
 
-// recordsByStream is Records through the generic stream (the reference
-// RecordLines is tested against).
-func (s *Snapshot) recordsByStream() iter.Seq2[[]byte, error] {
-	return func(yield func([]byte, error) bool) {
-		var out []byte
-		stopped := false
-		q := StreamQuery{ContinueOnError: func(loc string, err error) {
-			if stopped {
-				return
-			}
-			file, off := splitLocation(loc)
-			if !yield(nil, &LineError{File: file, Offset: off, Err: err}) {
-				stopped = true
-			}
-		}}
-		err := s.scanView().streamLocked(&q, func(r Record) error {
-			if stopped {
-				return errStopStream
-			}
-			var err error
-			out, err = appendRecordLine(out[:0], r)
-			if err != nil {
-				if !yield(nil, &LineError{Err: fmt.Errorf("record %s: %w", r.ID, err)}) {
-					return errStopStream
-				}
-				return nil
-			}
-			if !yield(out, nil) {
-				return errStopStream
-			}
-			return nil
-		})
-		if err != nil && err != errStopStream && !stopped {
-			yield(nil, err)
-		}
-	}
-}
-
 // RecordsSize is the exact byte size of everything Records yields: known
 // from the replay for an append-only log of canonical lines (see
 // KnownRecordsSize), else computed once per snapshot by one pass.
@@ -389,23 +352,12 @@ func (s *Snapshot) SegmentLines(file string) iter.Seq2[[]byte, error] {
 func appendRecordLine(dst []byte, r Record) ([]byte, error) {
 	dst = append(dst, `{"id":`...)
 	var err error
-	if dst, err = appendJSONString(dst, r.ID); err != nil {
+	if dst, err = phpjson.AppendString(dst, r.ID); err != nil {
 		return nil, err
 	}
 	dst = append(dst, `,"data":`...)
-	if dst, err = appendJSON(dst, r.Data); err != nil {
+	if dst, err = phpjson.AppendEncode(dst, r.Data); err != nil {
 		return nil, err
 	}
 	return append(dst, '}', '\n'), nil
-}
-
-// splitLocation splits "<file>:<offset>".
-func splitLocation(loc string) (string, int64) {
-	i := strings.LastIndexByte(loc, ':')
-	if i < 0 {
-		return loc, 0
-	}
-	var off int64
-	fmt.Sscan(loc[i+1:], &off)
-	return loc[:i], off
 }

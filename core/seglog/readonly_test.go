@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storhfs/storhfs/core/phpjson"
 	"github.com/storhfs/storhfs/internal/treetest"
 )
 
@@ -310,7 +311,7 @@ func TestSnapshotAsOpenedErrors(t *testing.T) {
 
 func mustEncode(t *testing.T, v any) []byte {
 	t.Helper()
-	b, err := encodeJSON(v)
+	b, err := phpjson.Encode(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package seglog
 
 import (
 	"fmt"
+	"iter"
 	"os"
 	"reflect"
 	"strings"
@@ -209,4 +210,53 @@ func TestRecordLinesReplacedSegment(t *testing.T) {
 	if !reflect.DeepEqual(got, want) || len(want) != 1 || strings.Contains(want[0], ": ") {
 		t.Errorf("Records %q, stream %q", got, want)
 	}
+}
+
+// recordsByStream is Records through the generic stream (the reference
+// RecordLines is tested against).
+func (s *Snapshot) recordsByStream() iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		var out []byte
+		stopped := false
+		q := StreamQuery{ContinueOnError: func(loc string, err error) {
+			if stopped {
+				return
+			}
+			file, off := splitLocation(loc)
+			if !yield(nil, &LineError{File: file, Offset: off, Err: err}) {
+				stopped = true
+			}
+		}}
+		err := s.scanView().streamLocked(&q, func(r Record) error {
+			if stopped {
+				return errStopStream
+			}
+			var err error
+			out, err = appendRecordLine(out[:0], r)
+			if err != nil {
+				if !yield(nil, &LineError{Err: fmt.Errorf("record %s: %w", r.ID, err)}) {
+					return errStopStream
+				}
+				return nil
+			}
+			if !yield(out, nil) {
+				return errStopStream
+			}
+			return nil
+		})
+		if err != nil && err != errStopStream && !stopped {
+			yield(nil, err)
+		}
+	}
+}
+
+// splitLocation splits "<file>:<offset>".
+func splitLocation(loc string) (string, int64) {
+	i := strings.LastIndexByte(loc, ':')
+	if i < 0 {
+		return loc, 0
+	}
+	var off int64
+	fmt.Sscan(loc[i+1:], &off)
+	return loc[:i], off
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/storhfs/storhfs/core/fsutil"
+	"github.com/storhfs/storhfs/core/phpjson"
 )
 
 // fileStamp identifies one version of a file cheaply (size, mtime, inode).
@@ -126,7 +127,7 @@ func (l *Log) adoptManifest(m *manifest) {
 // can change the file between the comparison and the syncs.
 func (l *Log) rewriteManifest(m *manifest) error {
 	path := l.dir + "/" + manifestName
-	want, err := encodeManifest(m.doc)
+	want, err := phpjson.EncodeCompactObject(m.doc)
 	if err != nil {
 		return err
 	}

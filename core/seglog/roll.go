@@ -83,7 +83,7 @@ func (l *Log) nextFreeSegment(name string) int64 {
 // writeRolledManifest creates the new active segment empty and then writes
 // the rolled manifest doc.
 func (l *Log) writeRolledManifest(newName string, doc *phpjson.Array) error {
-	content, err := encodeManifest(doc)
+	content, err := phpjson.EncodeCompactObject(doc)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func TestRollManifestBytes(t *testing.T) {
 	if len(m.sealed) < 10 {
 		t.Fatalf("only %d rolls", len(m.sealed))
 	}
-	if want, _ := encodeManifest(m.doc); !bytes.Equal(b, want) {
+	if want, _ := phpjson.EncodeCompactObject(m.doc); !bytes.Equal(b, want) {
 		t.Fatalf("manifest\n%s\nis not its own encoding\n%s", b, want)
 	}
 	l2, err := Open(root, "events", Options{MaxSegmentBytes: 256, SparseIndexInterval: 2})

@@ -26,7 +26,7 @@ func encodeSparse(entries []sparseEntry) ([]byte, error) {
 		}
 		b = append(b, `{"id":`...)
 		var err error
-		if b, err = appendJSONString(b, e.ID); err != nil {
+		if b, err = phpjson.AppendString(b, e.ID); err != nil {
 			return nil, err
 		}
 		b = append(b, `,"offset":`...)
@@ -34,25 +34,6 @@ func encodeSparse(entries []sparseEntry) ([]byte, error) {
 		b = append(b, '}')
 	}
 	return append(b, "]}\n"...), nil
-}
-
-// appendJSONString appends s as PHP's json_encode would, taking a
-// shortcut for plain ASCII ids.
-func appendJSONString(b []byte, s string) ([]byte, error) {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"'), nil
-	}
-	return appendJSON(b, s)
 }
 
 func writeSparse(path string, entries []sparseEntry) error {
@@ -70,12 +51,8 @@ func readSparse(path string) []sparseEntry {
 	if err != nil {
 		return nil
 	}
-	v, err := decodeJSONC(b)
+	doc, err := phpjson.DecodeJSONCObject(b)
 	if err != nil {
-		return nil
-	}
-	doc, ok := v.(*phpjson.Array)
-	if !ok {
 		return nil
 	}
 	ev, _ := doc.Lookup("entries")
