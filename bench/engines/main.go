@@ -10,7 +10,7 @@
 // part of the storhfs binary.
 //
 //	eval "$(../shared/oracle/setup.sh)"   # STORH_AUTOLOAD, php-cli
-//	go run ./bench/engines [--rounds 3 | --quick] [--bursts 60] [--burst 10] [--engines docstore,seglog,queue] [--scratch DIR]
+//	go run ./bench/engines [--rounds 3 | --quick] [--bursts 100] [--burst 10] [--engines docstore,seglog,queue] [--scratch DIR]
 //
 // Run it from the module root (make bench-engines does).
 package main
@@ -27,7 +27,7 @@ import (
 
 func main() {
 	rounds := flag.Int("rounds", 3, "rounds; each runs PHP then Go once per engine")
-	bursts := flag.Int("bursts", 60, "burst pairs per interleaved (fsync-bound) row")
+	bursts := flag.Int("bursts", 100, "burst pairs per interleaved (fsync-bound) row")
 	burst := flag.Int("burst", 10, "operations per burst of an interleaved row")
 	quick := flag.Bool("quick", false, "1 round and 10 burst pairs (a smoke check, not for BENCHMARKS.md)")
 	only := flag.String("engines", "docstore,seglog,queue", "engines to run, comma-separated")
