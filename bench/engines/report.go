@@ -9,11 +9,13 @@ import (
 )
 
 // result holds one engine's samples: for every row, one PHP and one Go
-// figure per round, in round order, so ratios pair figures of one round.
+// figure per round, in round order, so ratios pair figures of one round;
+// for every fsync row, its interleaved bursts.
 type result struct {
-	engine engine
-	php    [][]float64 // by row, then round
-	ours   [][]float64
+	engine      engine
+	php         [][]float64 // by row, then round
+	ours        [][]float64
+	interleaved []*pairs // by fsync row
 }
 
 func newResult(e engine) *result {
@@ -49,6 +51,7 @@ func (r *result) ratios(i int) []float64 {
 
 type report struct {
 	rounds             int
+	interleaving       interleaving
 	start              time.Time
 	loadStart, loadEnd string
 	results            []*result
@@ -57,6 +60,10 @@ type report struct {
 func (rep *report) print(w io.Writer) {
 	fmt.Fprintf(w, "%s UTC, %d rounds (PHP then Go per round), load average %s at the start, %s at the end, %s, GOMAXPROCS %d\n\n",
 		rep.start.UTC().Format("2006-01-02 15:04"), rep.rounds, rep.loadStart, rep.loadEnd, runtime.Version(), runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "Rows marked (interleaved): %d burst pairs of %d operations per side, PHP and Go alternating (interleave.go); "+
+		"PHP and ours are the median time per operation over the bursts, ours/PHP the median of the per-pair ratios, "+
+		"the range in brackets the middle half (quartiles) of the bursts. Other rows: median of the rounds (min-max).\n\n",
+		rep.interleaving.bursts, rep.interleaving.burst)
 	fmt.Fprintln(w, "| engine | row | unit | PHP | ours | ours/PHP |")
 	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: |")
 	for _, res := range rep.results {
@@ -69,7 +76,30 @@ func (rep *report) print(w io.Writer) {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s%s |\n", res.engine.name, row.label, row.unit,
 				spread(res.php[i], num), spread(res.ours[i], num), spread(ratio, ratioText), mark)
 		}
+		for i, row := range res.engine.fsyncRows {
+			p := res.interleaved[i]
+			mark := ""
+			if _, mid, _ := quartiles(p.ratios()); mid > 1 {
+				mark = " **slower**"
+			}
+			fmt.Fprintf(w, "| %s | %s (interleaved) | %s | %s | %s | %s%s |\n", res.engine.name, row.label, row.unit,
+				middleHalf(nsToUS(p.php), num), middleHalf(nsToUS(p.ours), num), middleHalf(p.ratios(), ratioText), mark)
+		}
 	}
+}
+
+// middleHalf is "median (lower quartile-upper quartile)".
+func middleHalf(xs []float64, format func(float64) string) string {
+	lo, mid, hi := quartiles(xs)
+	return fmt.Sprintf("%s (%s-%s)", format(mid), format(lo), format(hi))
+}
+
+func nsToUS(ns []float64) []float64 {
+	us := make([]float64, len(ns))
+	for i, v := range ns {
+		us[i] = v / 1000
+	}
+	return us
 }
 
 // slower lists the rows whose median ratio is above 1, with both figures.
@@ -80,6 +110,13 @@ func (rep *report) slower() []string {
 			if m := median(res.ratios(i)); m > 1 {
 				out = append(out, fmt.Sprintf("%s %s: ours %s vs PHP %s %s (%s)", res.engine.name, row.label,
 					num(median(res.ours[i])), num(median(res.php[i])), row.unit, ratioText(m)))
+			}
+		}
+		for i, row := range res.engine.fsyncRows {
+			p := res.interleaved[i]
+			if _, m, _ := quartiles(p.ratios()); m > 1 {
+				out = append(out, fmt.Sprintf("%s %s (interleaved): ours %s vs PHP %s %s (%s)", res.engine.name, row.label,
+					num(median(p.ours)/1000), num(median(p.php)/1000), row.unit, ratioText(m)))
 			}
 		}
 	}
