@@ -232,17 +232,7 @@ func (p *poller) pollLog(dir, mount string, announce bool) {
 // the names that changed since the last poll.
 func (p *poller) pollFiles(dir string, keep func(name string) bool) []string {
 	cur := dirStamps(dir, func(name string, mode uint32) bool { return mode == unix.S_IFREG && keep(name) })
-	p.visited[dir] = true
-	old, seen := p.dirs[dir]
-	p.dirs[dir] = pollDir{entries: cur}
-	if !seen {
-		return nil
-	}
-	var out []string
-	for name := range changedNames(old.entries, cur) {
-		out = append(out, name)
-	}
-	return out
+	return p.remember(dir, cur)
 }
 
 // diffNames records the subdirectory names of dir and returns those that
@@ -252,6 +242,12 @@ func (p *poller) diffNames(dir string, names []string) []string {
 	for _, n := range names {
 		cur[n] = stamp{}
 	}
+	return p.remember(dir, cur)
+}
+
+// remember keeps cur as dir's entries for the next poll and returns the
+// names that changed since the last one (none at the first).
+func (p *poller) remember(dir string, cur map[string]stamp) []string {
 	p.visited[dir] = true
 	old, seen := p.dirs[dir]
 	p.dirs[dir] = pollDir{entries: cur}
