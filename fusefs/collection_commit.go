@@ -47,7 +47,7 @@ func (c *collectionNode) promoteScratch(s RecordStore, sf *scratchFile, id strin
 	}
 	c.commitMu.Lock()
 	defer c.commitMu.Unlock()
-	if noReplace && c.hasWriters(id) {
+	if noReplace && c.holding(id) {
 		return syscall.EEXIST // a new record being written under that name
 	}
 	errno, err := sf.data.commit(func(content []byte) (syscall.Errno, error) {

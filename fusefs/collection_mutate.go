@@ -64,7 +64,7 @@ func (c *collectionNode) createRecord(id string, flags uint32) (*writeHandle, sy
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, errnoOf(err, syscall.EIO)
 	}
-	exists := err == nil || len(c.writers[id]) > 0
+	exists := err == nil || c.holdingLocked(id)
 	excl := flags&syscall.O_EXCL != 0
 	if exists && excl {
 		return nil, syscall.EEXIST

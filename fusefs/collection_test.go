@@ -486,3 +486,37 @@ func contentsOf(t *testing.T, h *writeHandle) string {
 	}
 	return string(content)
 }
+
+// A create of a name whose previous create was refused succeeds, and is
+// the name's creator, although the refused handle is still registered
+// (RELEASE comes after close(2) returns, asynchronously): `dd` of 1 GB
+// failed, then the next open(O_CREAT) of that name got ENOENT.
+func TestCreateAfterRefusedCreateBeforeItsRelease(t *testing.T) {
+	s := newFakeStore(t)
+	c := quietCollection(s)
+	refused, errno := c.createRecord(idA, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_TRUNC)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	write(t, refused, "not a record", 0)
+	if errno, _ := refused.commitBuffer(); errno != syscall.EINVAL {
+		t.Fatalf("refused commit = %v, want EINVAL", errno)
+	}
+	h, errno := c.createRecord(idA, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_TRUNC)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	var entry fuse.EntryOut
+	if _, errno := c.recordEntry(idA, &entry, nil); errno != 0 {
+		t.Errorf("lookup of the name being created again = %v, want it shown", errno)
+	}
+	write(t, h, recordOf(idA, "2"), 0)
+	if errno, _ := h.commitBuffer(); errno != 0 {
+		t.Errorf("commit of the second create = %v", errno)
+	}
+	refused.Release(context.Background())
+	h.Release(context.Background())
+	if got := s.content(idA); got != recordOf(idA, "2") {
+		t.Errorf("stored %q", got)
+	}
+}

@@ -16,8 +16,22 @@ func (c *collectionNode) registerWriterLocked(h *writeHandle) *writeHandle {
 	if c.writers[h.id] == nil {
 		c.writers[h.id] = map[*writeHandle]bool{}
 	}
+	h.publishLocked() // not yet shared: no other goroutine holds h.mu
 	c.writers[h.id][h] = true
 	return h
+}
+
+// holdingLocked reports whether an open write handle holds record id's
+// name (handleView.holds); one whose new content was refused does not,
+// although it stays registered until its RELEASE, which the kernel sends
+// after close(2) returned (call under c.mu).
+func (c *collectionNode) holdingLocked(id string) bool {
+	for h := range c.writers[id] {
+		if h.holds.Load() {
+			return true
+		}
+	}
+	return false
 }
 
 // openWriter registers a new write handle on the existing record id; trunc
@@ -53,22 +67,23 @@ func (c *collectionNode) pendingSize(id string) (int, bool) {
 }
 
 // createdWriter returns an open handle that created record id and has not
-// stored it.
+// stored it, one that still holds its name when there is one.
 func (c *collectionNode) createdWriter(id string) *writeHandle {
+	var created *writeHandle
 	for _, h := range c.openWriters(id) {
-		if h.shown().created {
-			return h
+		if v := h.shown(); v.created && (created == nil || v.holds()) {
+			created = h
 		}
 	}
-	return nil
+	return created
 }
 
 // shownBuffer returns the content a reader of id sees while the store has
-// no such record: a copy of a pending or created writer's buffer (nil when
-// there is none).
+// no such record: a copy of the buffer of a writer that holds its name
+// (nil when there is none).
 func (c *collectionNode) shownBuffer(id string) (*memBuf, syscall.Errno) {
 	for _, h := range c.openWriters(id) {
-		if v := h.shown(); v.pending || v.created {
+		if h.shown().holds() {
 			return h.snapshot()
 		}
 	}
@@ -86,8 +101,10 @@ func (c *collectionNode) openWriters(id string) []*writeHandle {
 	return handles
 }
 
-func (c *collectionNode) hasWriters(id string) bool {
+// holding reports whether an open write handle holds record id's name
+// (holdingLocked).
+func (c *collectionNode) holding(id string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.writers[id]) > 0
+	return c.holdingLocked(id)
 }

@@ -37,6 +37,10 @@ type writeHandle struct {
 	orphaned  atomic.Bool
 	exclusive bool // O_EXCL: the first commit must create the record; guarded by mu
 
+	// holds is shown().holds(), kept in step under mu (publishLocked), for
+	// the registry, which may not take mu (lock order: mu, then c.mu).
+	holds atomic.Bool
+
 	mu      sync.Mutex
 	buf     memBuf
 	loaded  bool           // buf holds the content to commit (stored content read, or truncated)
@@ -100,6 +104,7 @@ func (h *writeHandle) Write(ctx context.Context, data []byte, off int64) (uint32
 		return 0, errno
 	}
 	h.dirty, h.failure = true, nil
+	h.publishLocked()
 	return uint32(len(data)), 0
 }
 
@@ -120,6 +125,7 @@ func (h *writeHandle) truncate(size int) syscall.Errno {
 		}
 	}
 	h.dirty, h.failure = true, nil
+	h.publishLocked()
 	return 0
 }
 
@@ -140,10 +146,11 @@ func (h *writeHandle) unstoredNew() bool { return h.created && !h.stored }
 
 // handleView is what one write handle makes of its record's name.
 type handleView struct {
-	size    int  // the buffer's
-	pending bool // uncommitted changes not refused yet: they win over the stored file
-	created bool // the handle holds a new name the store may not have yet
-	refused bool // the last commit failed and nothing changed since
+	size     int  // the buffer's
+	pending  bool // uncommitted changes not refused yet: they win over the stored file
+	created  bool // the handle holds a new name the store may not have yet
+	refused  bool // the last commit failed and nothing changed since
+	rejected bool // that commit had content (refused, not merely empty)
 }
 
 // named reports whether the handle gives its record's name to lookups: a
@@ -151,14 +158,29 @@ type handleView struct {
 // (fstat) still see it.
 func (v handleView) named() bool { return v.pending || v.created && !v.refused }
 
+// holds reports whether the handle keeps its record's name from other
+// creates (O_EXCL fails, another create is not the creator) and shows its
+// buffer to readers while the store has no record: until content it wrote
+// is refused. A new record not written yet (the shell's first close of a
+// redirect) still holds its name, although lookups do not show it.
+func (v handleView) holds() bool { return v.pending || v.created && !v.rejected }
+
 func (h *writeHandle) shown() handleView {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.viewLocked()
+}
+
+// publishLocked updates holds after a change of the handle's state.
+func (h *writeHandle) publishLocked() { h.holds.Store(h.viewLocked().holds()) }
+
+func (h *writeHandle) viewLocked() handleView {
 	return handleView{
-		size:    h.buf.size(),
-		pending: h.dirty && h.failure == nil,
-		created: h.unstoredNew(),
-		refused: h.failure != nil,
+		size:     h.buf.size(),
+		pending:  h.dirty && h.failure == nil,
+		created:  h.unstoredNew(),
+		refused:  h.failure != nil,
+		rejected: h.failure != nil && h.failure.content,
 	}
 }
 
@@ -264,6 +286,7 @@ func (h *writeHandle) commitBuffer() (errno syscall.Errno, attempted bool) {
 		return errno, true
 	}
 	h.dirty, h.stored, h.times, h.failure = false, true, nil, nil
+	h.publishLocked()
 	return 0, true
 }
 
@@ -279,7 +302,8 @@ const reasonEmpty = "empty content; an empty file is not a record, the stored re
 // not reported again.
 func (h *writeHandle) failLocked(errno syscall.Errno, reason string, now bool) {
 	if f := h.failure; f == nil || f.errno != errno || f.reason != reason {
-		h.failure = &commitFailure{errno: errno, reason: reason}
+		h.failure = &commitFailure{errno: errno, reason: reason, content: now}
+		h.publishLocked()
 	}
 	if now {
 		h.reportLocked()

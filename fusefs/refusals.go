@@ -72,6 +72,7 @@ type commitFailure struct {
 	errno    syscall.Errno
 	reason   string
 	reported bool
+	content  bool // content was refused (not an empty or never-written new record)
 }
 
 // reasonNothingWritten is the refusal of a record never given content.
