@@ -37,7 +37,7 @@ func TestRmdirCollectionChecksFirst(t *testing.T) {
 			t.Fatalf("rmdir of a collection holding a README = %v, want ENOTEMPTY", err)
 		}
 		treetest.AssertSame(t, "the refused rmdir", before, treetest.Snapshot(t, root))
-		if !strings.Contains(m.log.String(), "holds README") {
+		if !m.logShows("holds README") {
 			t.Errorf("the mount's log does not name the README:\n%s", m.log)
 		}
 	})

@@ -329,6 +329,20 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// logShows waits up to 5 s for the mount's log to contain s: the mount
+// writes its log line before it answers, but the test reads its stderr
+// through a pipe, a little later.
+func (m *mount) logShows(s string) bool {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(m.log.String(), s) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
 // lockedWriter lets the mount's stderr be read while it is written.
 type lockedWriter struct {
 	mu  sync.Mutex

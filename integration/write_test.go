@@ -210,7 +210,7 @@ func TestRejectedCommitsKeepTheRecord(t *testing.T) {
 		}
 		verify(t, root, "pages")
 	})
-	if !strings.Contains(m.log.String(), "rejected") {
+	if !m.logShows("rejected") {
 		t.Errorf("mount did not log the rejected commits; stderr: %s", m.log)
 	}
 }
