@@ -106,7 +106,7 @@ func (a *allFile) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttr
 
 // Open (read-write mounts): a handle with its own export, direct I/O.
 func (a *allFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
+	if changesContent(flags) {
 		return nil, 0, syscall.EROFS
 	}
 	return &allHandle{node: a, pool: &exportPool{exp: a.pool.exp}}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0

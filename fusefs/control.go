@@ -116,7 +116,7 @@ func (f *errorsFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.At
 }
 
 func (f *errorsFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
+	if changesContent(flags) {
 		return nil, 0, syscall.EACCES
 	}
 	data, _ := f.m.refusals.contents()

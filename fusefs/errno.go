@@ -39,3 +39,9 @@ func commitErrno(err error) syscall.Errno {
 	}
 	return errnoOf(err, syscall.EIO)
 }
+
+// changesContent reports whether open flags would write or truncate the
+// file: what a read-only file (a view, a control file) refuses.
+func changesContent(flags uint32) bool {
+	return flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0
+}

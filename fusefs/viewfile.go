@@ -222,7 +222,7 @@ func (v *viewFile) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAtt
 }
 
 func (v *viewFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
+	if changesContent(flags) {
 		return nil, 0, syscall.EROFS
 	}
 	current := v.refresh()
