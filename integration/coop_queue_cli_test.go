@@ -57,14 +57,9 @@ func TestCoopQueueCLI(t *testing.T) {
 		defer wg.Done()
 		for n := 1; time.Now().Before(deadline); n += 3 {
 			c := queueCall{W: "ce", Op: "enqueue"}
-			var in strings.Builder
-			for k := range 3 {
-				p := map[string]any{"w": "ce", "n": float64(n + k)}
-				c.Payloads = append(c.Payloads, p)
-				b, _ := json.Marshal(p)
-				in.Write(append(b, '\n'))
-			}
-			out, err, _, _ := coopCmd([]byte(in.String()), storhfsBin, "enqueue", root, name)
+			var in []byte
+			c.Payloads, in = numberedPayloads("ce", n, 3)
+			out, err, _, _ := coopCmd(in, storhfsBin, "enqueue", root, name)
 			if c.IDs = strings.Fields(out); err != nil || len(c.IDs) != 3 {
 				probs.add("storhfs enqueue failed", "%v: %s", err, out)
 				return

@@ -78,14 +78,9 @@ func coopQueue(t *testing.T, o phpOracle, dur time.Duration, hosts coopHosts) {
 		defer wg.Done()
 		for n := 1; time.Now().Before(deadline); n += 3 {
 			c := queueCall{W: "gp", Op: "enqueue"}
-			var in strings.Builder
-			for k := range 3 {
-				p := map[string]any{"w": "gp", "n": float64(n + k)}
-				c.Payloads = append(c.Payloads, p)
-				b, _ := json.Marshal(p)
-				in.Write(append(b, '\n'))
-			}
-			out, err, t0, t1 := coopCmd([]byte(in.String()), testaidBin, "queue-enqueue", goRoot, name)
+			var in []byte
+			c.Payloads, in = numberedPayloads("gp", n, 3)
+			out, err, t0, t1 := coopCmd(in, testaidBin, "queue-enqueue", goRoot, name)
 			c.IDs, c.T0, c.T1 = strings.Fields(out), t0, t1
 			if err != nil || len(c.IDs) != 3 {
 				probs.add("storhfs queue-enqueue failed", "%v: %s", err, out)
@@ -302,4 +297,16 @@ func checkQueueView(view, content string, whole bool, payloads map[string]map[st
 			probs.add("events.ndjson shows a payload no producer enqueued", "%q", line)
 		}
 	}
+}
+
+// numberedPayloads are count payloads {"w":w,"n":n...n+count-1} and the same
+// as NDJSON, for a producer's one enqueue call.
+func numberedPayloads(w string, n, count int) (payloads []map[string]any, ndjson []byte) {
+	for k := range count {
+		p := map[string]any{"w": w, "n": float64(n + k)}
+		payloads = append(payloads, p)
+		b, _ := json.Marshal(p)
+		ndjson = append(append(ndjson, b...), '\n')
+	}
+	return payloads, ndjson
 }

@@ -47,7 +47,6 @@ func runScale(bin string, d dataset, runs int) error {
 	}
 	start := time.Now()
 	ls := exec.Command("ls", "-l", d.mountpoint()+"/"+recordsCollection)
-	ls.Stdout = nil
 	if err := ls.Run(); err != nil {
 		return fmt.Errorf("ls -l: %w", err)
 	}
