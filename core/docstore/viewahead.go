@@ -1,15 +1,13 @@
 package docstore
 
 import (
-	"bytes"
 	"container/heap"
-	"encoding/binary"
 	"encoding/hex"
+	"errors"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/shard"
@@ -27,13 +25,12 @@ func aheadWalk(dataDir string, fn func(path string) error) error {
 		return err
 	}
 	var h idHeap
-	buf := make([]byte, 32<<10)
 	for _, b := range buckets {
 		if !b.IsDir() {
 			continue
 		}
 		dir := filepath.Join(dataDir, b.Name())
-		ids, err := bucketIDs(dir, buf)
+		ids, err := bucketIDs(dir)
 		if err != nil || len(ids) == 0 {
 			continue
 		}
@@ -55,11 +52,9 @@ func aheadWalk(dataDir string, fn func(path string) error) error {
 	return nil
 }
 
-// bucketIDs reads the ids of the "<uuid>.jsonc" files of dir with
-// getdents into buf, making no string of the names (a walk of 100k
-// records would otherwise make megabytes of garbage at once, beside the
-// export's own walk).
-func bucketIDs(dir string, buf []byte) ([][16]byte, error) {
+// bucketIDs reads the ids of the "<uuid>.jsonc" names in dir, a batch of
+// names at a time, so that only the 16-byte ids outlive the read.
+func bucketIDs(dir string) ([][16]byte, error) {
 	f, err := fsutil.Open(dir)
 	if err != nil {
 		return nil, err
@@ -67,24 +62,17 @@ func bucketIDs(dir string, buf []byte) ([][16]byte, error) {
 	defer f.Close()
 	var ids [][16]byte
 	for {
-		n, err := unix.Getdents(int(f.Fd()), buf)
-		if err != nil || n <= 0 {
-			return ids, err
-		}
-		// struct linux_dirent64: ino u64, off i64, reclen u16, type u8, name.
-		for off := 0; off+19 < n; {
-			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
-			if reclen < 19 || off+reclen > n {
-				break
-			}
-			name := buf[off+19 : off+reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			if id, ok := parseUUIDName(name); ok {
+		names, err := f.Readdirnames(256)
+		for _, name := range names {
+			if id, ok := parseUUIDName([]byte(name)); ok {
 				ids = append(ids, id)
 			}
-			off += reclen
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return ids, err
 		}
 	}
 }

@@ -170,7 +170,7 @@ func hintFile(path string) {
 	if err != nil {
 		return
 	}
-	_ = unix.Fadvise(fd, 0, 0, unix.FADV_WILLNEED)
+	fsutil.AdviseWillNeed(fd)
 	unix.Close(fd)
 }
 

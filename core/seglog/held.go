@@ -127,7 +127,7 @@ func (v *view) willNeed(seg int32) {
 		return
 	}
 	if f, ok := v.held.files[seg]; ok {
-		adviseWillNeed(f)
+		fsutil.AdviseWillNeed(int(f.Fd()))
 	}
 }
 
