@@ -83,4 +83,11 @@ type Catalog interface {
 	CreateDocStore(rel string) error
 	// RemoveDocStore removes the collection rel if it holds no records.
 	RemoveDocStore(rel string) error
+	// OpenLog returns the log rel (KindLog); it reads nothing.
+	OpenLog(rel string) LogStore
+	// OpenQueue returns the queue rel (KindQueue); it reads nothing.
+	OpenQueue(rel string) QueueStore
+	// Markers are the entries whose presence makes a directory a
+	// collection of some engine ("" is the directory itself).
+	Markers() []string
 }
