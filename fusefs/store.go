@@ -71,8 +71,7 @@ type Catalog interface {
 	Kind(rel string) Kind
 	// List returns the shown subdirectories of the namespace rel, sorted by name.
 	List(rel string) ([]DirEntry, error)
-	// Path is the real directory rel (read by the log and queue views and
-	// watched for changes).
+	// Path is the real directory rel (watched and polled for changes).
 	Path(rel string) string
 	// Stat describes the real directory rel.
 	Stat(rel string) (os.FileInfo, error)
