@@ -3,11 +3,10 @@ package fusefs
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/storhfs/storhfs/core/fsutil"
-	"github.com/storhfs/storhfs/core/queue"
-	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // DocStoreBackend opens and manages DocStore collections; the real one
@@ -15,6 +14,9 @@ import (
 type DocStoreBackend interface {
 	// IsCollection reports whether dir is a DocStore collection.
 	IsCollection(dir string) bool
+	// Markers are the entries of a directory whose presence makes it a
+	// DocStore collection.
+	Markers() []string
 	Open(root, collection string, readOnly bool) (RecordStore, error)
 	Create(root, collection string) error
 	RemoveEmpty(root, collection string) error
@@ -24,14 +26,15 @@ type DocStoreBackend interface {
 // lists and stats directories; everything inside a collection is the
 // engine's business.
 //
-// A directory is a Queue or a SegmentedLog when its engine says so
-// (queue.IsCollection, seglog.IsCollection), a DocStore collection when
-// the backend says so (docstore.IsCollection), and a namespace
+// A directory is a Queue, a SegmentedLog or a DocStore collection when
+// its engine's backend says so (IsCollection, asked in that order), and a namespace
 // when one of its subdirectories (up to namespaceDepth levels down) is a
 // collection. Hidden names (".storh", ".x") are never shown.
 type DirCatalog struct {
-	Root string
-	Docs DocStoreBackend
+	Root   string
+	Docs   DocStoreBackend
+	Logs   LogBackend
+	Queues QueueBackend
 }
 
 // namespaceDepth bounds how deep a namespace is searched for collections.
@@ -60,9 +63,9 @@ func (c *DirCatalog) kindOf(dir string, depth int) Kind {
 		return KindNone
 	}
 	switch {
-	case queue.IsCollection(dir):
+	case c.Queues.IsCollection(dir):
 		return KindQueue
-	case seglog.IsCollection(dir):
+	case c.Logs.IsCollection(dir):
 		return KindLog
 	case c.Docs.IsCollection(dir):
 		return KindDocStore
@@ -139,6 +142,14 @@ func (c *DirCatalog) OpenDocStore(rel string, readOnly bool) (RecordStore, error
 func (c *DirCatalog) CreateDocStore(rel string) error { return c.Docs.Create(c.Root, rel) }
 
 func (c *DirCatalog) RemoveDocStore(rel string) error { return c.Docs.RemoveEmpty(c.Root, rel) }
+
+func (c *DirCatalog) OpenLog(rel string) LogStore { return c.Logs.Open(c.abs(rel)) }
+
+func (c *DirCatalog) OpenQueue(rel string) QueueStore { return c.Queues.Open(c.abs(rel)) }
+
+func (c *DirCatalog) Markers() []string {
+	return slices.Concat([]string{""}, c.Docs.Markers(), c.Queues.Markers(), c.Logs.Markers())
+}
 
 // isDir and isFile never follow a symlink: a symlinked collection, data/,
 // segments/ or queue.log is neither, so it is not shown.

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -17,6 +18,53 @@ func (dataDirBackend) Open(root, c string, readOnly bool) (RecordStore, error) {
 }
 func (dataDirBackend) Create(root, c string) error      { return nil }
 func (dataDirBackend) RemoveEmpty(root, c string) error { return nil }
+func (dataDirBackend) Markers() []string                { return []string{"data"} }
+
+// markerLogs and markerQueues know logs and queues by their files, as the
+// engines do; only the layout is served (the real backends, in
+// internal/engines, import fusefs: its own tests cannot use them).
+type markerLogs struct{}
+
+func (markerLogs) IsCollection(dir string) bool {
+	return isFile(dir+"/manifest.jsonc") && isDir(dir+"/segments") || isDir(dir+"/partitions")
+}
+func (markerLogs) Markers() []string        { return []string{"manifest.jsonc", "segments", "partitions"} }
+func (markerLogs) Open(dir string) LogStore { return markerLog{dir: dir} }
+
+// markerLog serves a log's layout only: the other methods panic.
+type markerLog struct {
+	LogStore
+	dir string
+}
+
+func (l markerLog) Dir() string { return l.dir }
+func (l markerLog) Partition(name string) LogStore {
+	return markerLog{dir: l.dir + "/partitions/" + name}
+}
+func (markerLog) Layout() LogLayout {
+	return LogLayout{Manifest: "manifest.jsonc", Segments: "segments", Partitions: "partitions",
+		IsSegment: func(name string) bool { return strings.HasSuffix(name, ".ndjson") }}
+}
+
+type markerQueues struct{}
+
+func (markerQueues) IsCollection(dir string) bool { return isFile(dir + "/queue.log") }
+func (markerQueues) Markers() []string            { return []string{"queue.log"} }
+func (markerQueues) Open(dir string) QueueStore   { return markerQueue{dir: dir} }
+
+// markerQueue serves a queue's state file only: Snapshot panics.
+type markerQueue struct {
+	QueueStore
+	dir string
+}
+
+func (q markerQueue) Dir() string     { return q.dir }
+func (markerQueue) StateFile() string { return "queue.log" }
+
+// testCatalog is a DirCatalog of root with the marker backends.
+func testCatalog(root string) *DirCatalog {
+	return &DirCatalog{Root: root, Docs: dataDirBackend{}, Logs: markerLogs{}, Queues: markerQueues{}}
+}
 
 func TestDirCatalog(t *testing.T) {
 	root := t.TempDir()
@@ -41,7 +89,7 @@ func TestDirCatalog(t *testing.T) {
 	mk(".hidden/data")
 	touch("loose.txt")
 
-	c := &DirCatalog{Root: root, Docs: dataDirBackend{}}
+	c := testCatalog(root)
 	kinds := map[string]Kind{
 		"pages": KindDocStore, "app": KindNamespace, "app/users": KindDocStore,
 		"deep": KindNamespace, "events": KindLog, "jobs": KindQueue, "empty": KindNone,

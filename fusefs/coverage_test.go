@@ -25,7 +25,7 @@ func TestWatcherLosesCoverage(t *testing.T) {
 	var logBuf bytes.Buffer
 	var logMu sync.Mutex
 	logged := func() string { logMu.Lock(); defer logMu.Unlock(); return logBuf.String() }
-	m := newMountState(&DirCatalog{Root: root, Docs: dataDirBackend{}}, false, log.New(lockedLog{&logMu, &logBuf}, "", 0), 0)
+	m := newMountState(testCatalog(root), false, log.New(lockedLog{&logMu, &logBuf}, "", 0), 0)
 	m.coverage.timeout = time.Hour
 	sent := make(chan struct{}, 16)
 	m.runNotify = func(func()) { sent <- struct{}{} } // no kernel here

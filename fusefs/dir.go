@@ -178,9 +178,9 @@ func (m *mountState) dirChild(ctx context.Context, parent *fs.Inode, rel string,
 	case KindDocStore:
 		node = &collectionNode{m: m, rel: rel}
 	case KindLog:
-		node = &logNode{m: m, mount: rel, dir: m.catalog.Path(rel)}
+		node = &logNode{m: m, mount: rel, store: m.catalog.OpenLog(rel)}
 	case KindQueue:
-		node = &queueNode{m: m, mount: rel, dir: m.catalog.Path(rel)}
+		node = &queueNode{m: m, mount: rel, store: m.catalog.OpenQueue(rel)}
 	default:
 		return nil, m.missingDirErrno(rel)
 	}

@@ -150,6 +150,9 @@ func (f fakeCatalog) Stat(rel string) (os.FileInfo, error)           { return os
 func (f fakeCatalog) OpenDocStore(string, bool) (RecordStore, error) { return f.store, nil }
 func (f fakeCatalog) CreateDocStore(rel string) error                { return nil }
 func (f fakeCatalog) RemoveDocStore(rel string) error                { return nil }
+func (f fakeCatalog) OpenLog(rel string) LogStore                    { return nil }
+func (f fakeCatalog) OpenQueue(rel string) QueueStore                { return nil }
+func (f fakeCatalog) Markers() []string                              { return []string{""} }
 
 func newTestCollection(s RecordStore) *collectionNode {
 	m := newMountState(fakeCatalog{store: s}, false, log.New(io.Discard, "", 0), 0)

@@ -10,49 +10,44 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/storhfs/storhfs/core/seglog"
 )
 
-// recordsView is the view of a log's live records, beside segments/.
-const recordsView = "records.ndjson"
-
-// The log directory's names, seglog's (a partition folder has the same).
+// A log folder's views: records.ndjson, and segments/<file> for each
+// segment file (a partition folder has the same).
 const (
-	segmentsDir  = seglog.SegmentsDir
-	manifestFile = seglog.ManifestName
-	partitionDir = seglog.PartitionsDir
+	recordsView  = "records.ndjson"
+	segmentsView = "segments"
 )
 
-// logSource serves the views of one log directory (the one holding
-// manifest.jsonc) from seglog's read-only snapshots: it never locks,
-// truncates or repairs anything.
+// logSource serves the views of one log directory (one with records)
+// from the store's read-only snapshots: it never locks, truncates or
+// repairs anything.
 type logSource struct {
-	dir   string
+	store LogStore
 	cache snapshotCache
 	views viewNodes
 }
 
-func newLogSource(dir string) *logSource {
-	s := &logSource{dir: dir}
+func newLogSource(store LogStore) *logSource {
+	s := &logSource{store: store}
 	s.cache.fingerprint = s.fingerprint
 	s.cache.take = func() (any, func() error, error) {
-		snap, err := seglog.NewReader(dir).Snapshot()
+		snap, err := store.Snapshot()
 		if err != nil {
 			return nil, nil, err
 		}
 		// The snapshot holds its segment files open until the last reader
-		// releases it (see seglog.Snapshot.Close).
-		return &logSnapshot{Snapshot: snap}, snap.Close, nil
+		// releases it.
+		return &logSnapshot{LogSnapshot: snap}, snap.Close, nil
 	}
 	return s
 }
 
-// logSnapshot is a seglog snapshot plus what one pass over its records
+// logSnapshot is a log snapshot plus what one pass over its records
 // view learns: the exact size and the last bytes (at most streamWindow),
 // which tail reads without another pass.
 type logSnapshot struct {
-	*seglog.Snapshot
+	LogSnapshot
 
 	once sync.Once
 	size int64
@@ -90,22 +85,22 @@ func (ls *logSnapshot) records() (size int64, tail []byte, err error) {
 	return ls.size, ls.tail, ls.err
 }
 
-// fingerprint: the files the log is read from (seglog.StateFiles); a
+// fingerprint: the files the log is read from (LogStore.StateFiles); a
 // segment's mtime is also its view's (segments/<file>).
 func (s *logSource) fingerprint() (fingerprint, error) {
 	var key strings.Builder
 	fp := fingerprint{mtimes: map[string]time.Time{}}
-	files, err := seglog.StateFiles(s.dir)
+	files, err := s.store.StateFiles()
 	if err != nil {
 		return fp, err
 	}
-	for i, f := range files {
-		fmt.Fprintf(&key, "%s %d %d %d;", f.Path, f.Info.Size(), f.Info.ModTime().UnixNano(), inodeOf(f.Info))
+	for _, f := range files {
+		fmt.Fprintf(&key, "%s %d %d %d;", f.Segment, f.Info.Size(), f.Info.ModTime().UnixNano(), inodeOf(f.Info))
 		if f.Info.ModTime().After(fp.mtimes[""]) {
 			fp.mtimes[""] = f.Info.ModTime()
 		}
-		if i > 0 {
-			fp.mtimes[f.Path] = f.Info.ModTime()
+		if f.Segment != "" {
+			fp.mtimes[segmentsView+"/"+f.Segment] = f.Info.ModTime()
 		}
 	}
 	fp.key = key.String()
@@ -137,9 +132,7 @@ func (s *logSource) segments() ([]string, error) {
 	defer shared.release()
 	var names []string
 	for _, seg := range snap.Segments() {
-		if !seg.Missing {
-			names = append(names, seg.File)
-		}
+		names = append(names, seg.File)
 	}
 	return names, nil
 }
@@ -161,7 +154,7 @@ func (s *logSource) latest(name string) (viewSnap, error) {
 		v.st = viewStat{size: size, mtime: shared.fp.mtime(""), key: shared.fp.key}
 		return v, nil
 	}
-	seg, err := segmentOf(snap.Snapshot, name)
+	seg, err := segmentOf(snap, name)
 	if err != nil {
 		shared.release()
 		return nil, err
@@ -195,7 +188,7 @@ func (v *logViewSnap) newReader() (viewReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newLineStreamReader(func() lineSource { return snap.RecordLines() }, isLineError).withTail(tail, size), nil
+	return newLineStreamReader(func() LineSource { return snap.RecordLines() }, isLineError).withTail(tail, size), nil
 }
 
 func (v *logViewSnap) extendsKnown(prev viewSnap) bool {
@@ -204,27 +197,23 @@ func (v *logViewSnap) extendsKnown(prev viewSnap) bool {
 	case !ok || p.name != v.name:
 		return false
 	case v.segment != "":
-		return v.snap.SegmentExtends(p.snap.Snapshot, v.segment)
+		return v.snap.SegmentExtends(p.snap.LogSnapshot, v.segment)
 	}
-	return v.snap.RecordsExtend(p.snap.Snapshot)
+	return v.snap.RecordsExtend(p.snap.LogSnapshot)
 }
 
-// isLineError: Records reports an undecodable line and leaves it out, as
-// RecordsSize does.
-func isLineError(err error) bool {
-	var le *seglog.LineError
-	return errors.As(err, &le)
-}
+// isLineError: RecordLines reports an undecodable line and leaves it out.
+func isLineError(err error) bool { return errors.Is(err, ErrSkippedLine) }
 
-// segmentOf finds "segments/<file>" among the snapshot's shown segments.
-func segmentOf(snap *seglog.Snapshot, name string) (seglog.SegmentInfo, error) {
-	file, ok := strings.CutPrefix(name, segmentsDir+"/")
+// segmentOf finds "segments/<file>" among the snapshot's segments.
+func segmentOf(snap LogSnapshot, name string) (LogSegment, error) {
+	file, ok := strings.CutPrefix(name, segmentsView+"/")
 	if ok {
 		for _, seg := range snap.Segments() {
-			if seg.File == file && !seg.Missing {
+			if seg.File == file {
 				return seg, nil
 			}
 		}
 	}
-	return seglog.SegmentInfo{}, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+	return LogSegment{}, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 }

@@ -6,8 +6,6 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
-
-	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // logNode is a SegmentedLog collection, or one partition of a partitioned
@@ -15,13 +13,13 @@ import (
 //
 //	records.ndjson          live records in stream order (when dir has manifest.jsonc)
 //	segments/<file>.ndjson  each segment's payload lines
-//	<partition>/            each dir/partitions/<partition> holding a log, same files
+//	<partition>/            each partition of a partitioned log, same files
 type logNode struct {
 	fs.Inode
 	readOnlyDir
 	m     *mountState
-	mount string // path of this folder below the mount point
-	dir   string // the directory on disk
+	mount string   // path of this folder below the mount point
+	store LogStore // the log directory
 }
 
 var (
@@ -30,25 +28,25 @@ var (
 	_ fs.NodeReaddirer = (*logNode)(nil)
 )
 
-func (l *logNode) hasManifest() bool { return seglog.HasManifest(l.dir) }
+func (l *logNode) hasManifest() bool { return l.store.HasRecords() }
 
 func (l *logNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	return dirAttr(l.dir, &out.Attr)
+	return dirAttr(l.store.Dir(), &out.Attr)
 }
 
 func (l *logNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	switch {
 	case name == recordsView && l.hasManifest():
-		return lookupView(ctx, l.EmbeddedInode(), l.m.logSource(l.dir), recordsView, name, childRel(l.mount, name), out)
-	case name == segmentsDir && l.hasManifest():
-		if errno := dirAttr(l.dir, &out.Attr); errno != 0 {
+		return lookupView(ctx, l.EmbeddedInode(), l.m.logSource(l.store), recordsView, name, childRel(l.mount, name), out)
+	case name == segmentsView && l.hasManifest():
+		if errno := dirAttr(l.store.Dir(), &out.Attr); errno != 0 {
 			return nil, errno
 		}
-		seg := &segmentsNode{src: l.m.logSource(l.dir), mount: childRel(l.mount, name), dir: l.dir}
+		seg := &segmentsNode{src: l.m.logSource(l.store), mount: childRel(l.mount, name)}
 		return l.NewInode(ctx, seg, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: dirIno(seg.mount)}), 0
 	case !isHidden(name) && l.isPartition(name):
-		p := &logNode{m: l.m, mount: childRel(l.mount, name), dir: l.partitionDir(name)}
-		if errno := dirAttr(p.dir, &out.Attr); errno != 0 {
+		p := &logNode{m: l.m, mount: childRel(l.mount, name), store: l.store.Partition(name)}
+		if errno := dirAttr(p.store.Dir(), &out.Attr); errno != 0 {
 			return nil, errno
 		}
 		return l.NewInode(ctx, p, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: dirIno(p.mount)}), 0
@@ -61,7 +59,7 @@ func (l *logNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	if l.hasManifest() {
 		list = append(list,
 			fuse.DirEntry{Name: recordsView, Mode: syscall.S_IFREG, Ino: viewIno(childRel(l.mount, recordsView))},
-			fuse.DirEntry{Name: segmentsDir, Mode: syscall.S_IFDIR, Ino: dirIno(childRel(l.mount, segmentsDir))})
+			fuse.DirEntry{Name: segmentsView, Mode: syscall.S_IFDIR, Ino: dirIno(childRel(l.mount, segmentsView))})
 	}
 	for _, p := range l.partitions() {
 		list = append(list, fuse.DirEntry{Name: p, Mode: syscall.S_IFDIR, Ino: dirIno(childRel(l.mount, p))})
@@ -69,18 +67,16 @@ func (l *logNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	return listWithDots(&l.Inode, list), 0
 }
 
-func (l *logNode) partitionDir(name string) string { return seglog.PartitionDir(l.dir, name) }
-
-// isPartition: name is a partition of the log (seglog.IsPartition) whose
-// name is not one of the log's own views.
+// isPartition: name is a partition of the log (LogStore.IsPartition)
+// whose name is not one of the log's own views.
 func (l *logNode) isPartition(name string) bool {
-	return name != recordsView && name != segmentsDir && seglog.IsPartition(l.dir, name)
+	return name != recordsView && name != segmentsView && l.store.IsPartition(name)
 }
 
 // partitions lists the shown partition folders, sorted (dates sort by time).
 func (l *logNode) partitions() []string {
 	var names []string
-	for _, p := range seglog.Partitions(l.dir) {
+	for _, p := range l.store.Partitions() {
 		if l.isPartition(p) {
 			names = append(names, p)
 		}
@@ -95,7 +91,6 @@ type segmentsNode struct {
 	readOnlyDir
 	src   *logSource
 	mount string
-	dir   string // the log directory
 }
 
 var (
@@ -105,14 +100,15 @@ var (
 )
 
 func (s *segmentsNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	if errno := dirAttr(s.dir+"/"+segmentsDir, &out.Attr); errno != syscall.ENOENT {
+	dir := s.src.store.Dir()
+	if errno := dirAttr(dir+"/"+s.src.store.Layout().Segments, &out.Attr); errno != syscall.ENOENT {
 		return errno
 	}
-	return dirAttr(s.dir, &out.Attr)
+	return dirAttr(dir, &out.Attr)
 }
 
 func (s *segmentsNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return lookupView(ctx, s.EmbeddedInode(), s.src, segmentsDir+"/"+name, name, childRel(s.mount, name), out)
+	return lookupView(ctx, s.EmbeddedInode(), s.src, segmentsView+"/"+name, name, childRel(s.mount, name), out)
 }
 
 func (s *segmentsNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

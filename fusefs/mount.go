@@ -183,9 +183,9 @@ func rootNode(m *mountState) fs.InodeEmbedder {
 	case KindDocStore:
 		return &collectionNode{m: m}
 	case KindLog:
-		return &logNode{m: m, dir: m.catalog.Path("")}
+		return &logNode{m: m, store: m.catalog.OpenLog("")}
 	case KindQueue:
-		return &queueNode{m: m, dir: m.catalog.Path("")}
+		return &queueNode{m: m, store: m.catalog.OpenQueue("")}
 	}
 	return &rootDir{dirNode: &dirNode{m: m}}
 }

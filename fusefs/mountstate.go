@@ -138,28 +138,30 @@ func (m *mountState) closeAll() {
 	m.closed = true
 }
 
-// logSource returns the shared view source of the log directory dir.
-func (m *mountState) logSource(dir string) *logSource {
+// logSource returns the shared view source of the log directory store
+// (one per directory on disk).
+func (m *mountState) logSource(store LogStore) *logSource {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s, ok := m.logs[dir]
+	s, ok := m.logs[store.Dir()]
 	if !ok {
-		s = newLogSource(dir)
+		s = newLogSource(store)
 		s.views.byNode = m.noOpen
-		m.logs[dir] = s
+		m.logs[store.Dir()] = s
 	}
 	return s
 }
 
-// queueSource returns the shared view source of the queue directory dir.
-func (m *mountState) queueSource(dir string) *queueSource {
+// queueSource returns the shared view source of the queue directory
+// store (one per directory on disk).
+func (m *mountState) queueSource(store QueueStore) *queueSource {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s, ok := m.queues[dir]
+	s, ok := m.queues[store.Dir()]
 	if !ok {
-		s = newQueueSource(dir, nil)
+		s = newQueueSource(store)
 		s.views.byNode = m.noOpen
-		m.queues[dir] = s
+		m.queues[store.Dir()] = s
 	}
 	return s
 }

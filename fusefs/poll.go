@@ -9,7 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/storhfs/storhfs/core/fsutil"
-	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // DefaultPollInterval is how often a mount on shared storage looks for
@@ -177,9 +176,10 @@ func (p *poller) pollChild(rel string, announce bool) {
 	case KindDocStore:
 		p.pollCollection(dir, rel, announce)
 	case KindLog:
-		p.pollLog(dir, rel, announce)
+		p.pollLog(p.w.m.catalog.OpenLog(rel), rel, announce)
 	case KindQueue:
-		if p.pollFiles(dir, func(name string) bool { return name == queueLogFile }) != nil {
+		file := p.w.m.catalog.OpenQueue(rel).StateFile()
+		if p.pollFiles(dir, func(name string) bool { return name == file }) != nil {
 			p.queue(announce, invalidation{mount: rel})
 		}
 	default:
@@ -200,16 +200,18 @@ func (p *poller) pollChild(rel string, announce bool) {
 	}
 }
 
-// pollLog polls a log directory: its manifest, segments and partitions.
-func (p *poller) pollLog(dir, mount string, announce bool) {
-	changed := p.pollFiles(dir, func(name string) bool { return name == manifestFile }) != nil
-	if isDir(dir + "/" + segmentsDir) {
-		for _, name := range p.pollFiles(dir+"/"+segmentsDir, seglog.IsSegmentName) {
+// pollLog polls a log directory: its manifest, segments and partitions
+// (LogStore.Layout).
+func (p *poller) pollLog(log LogStore, mount string, announce bool) {
+	dir, layout := log.Dir(), log.Layout()
+	changed := p.pollFiles(dir, func(name string) bool { return name == layout.Manifest }) != nil
+	if segs := dir + "/" + layout.Segments; isDir(segs) {
+		for _, name := range p.pollFiles(segs, layout.IsSegment) {
 			changed = true
-			p.queue(announce, invalidation{mount: childRel(mount, segmentsDir), name: name})
+			p.queue(announce, invalidation{mount: childRel(mount, segmentsView), name: name})
 		}
 	}
-	if parts := dir + "/" + partitionDir; isDir(parts) {
+	if parts := dir + "/" + layout.Partitions; isDir(parts) {
 		names, _ := readDirNames(parts)
 		for _, name := range p.diffNames(parts, names) {
 			changed = true
@@ -217,14 +219,14 @@ func (p *poller) pollLog(dir, mount string, announce bool) {
 		}
 		for _, name := range names {
 			if !isHidden(name) {
-				p.pollLog(parts+"/"+name, childRel(mount, name), announce)
+				p.pollLog(log.Partition(name), childRel(mount, name), announce)
 			}
 		}
 	}
 	if changed {
 		p.queue(announce, invalidation{mount: mount})
 		p.queue(announce, invalidation{mount: mount, name: recordsView})
-		p.queue(announce, invalidation{mount: mount, name: segmentsDir})
+		p.queue(announce, invalidation{mount: mount, name: segmentsView})
 	}
 }
 

@@ -49,7 +49,7 @@ func testPollerFinds(t *testing.T, keptFDs int) {
 	put("pages/data/da/"+b+".jsonc", `{"v":1}`)
 	put("jobs/queue.log", "e1\n")
 
-	m := newMountState(&DirCatalog{Root: root, Docs: dataDirBackend{}}, false, log.New(io.Discard, "", 0), 0)
+	m := newMountState(testCatalog(root), false, log.New(io.Discard, "", 0), 0)
 	m.runNotify = func(func()) {} // no kernel here
 	w, err := newWatcher(m, nil)
 	if err != nil {

@@ -6,23 +6,20 @@ import (
 	"time"
 
 	"github.com/storhfs/storhfs/core/fsutil"
-	"github.com/storhfs/storhfs/core/queue"
 )
 
-// A queue folder's files and the engine view behind each.
+// A queue folder's files and the view behind each.
 var queueViews = []struct {
 	name string
-	view queue.View
+	view QueueView
 }{
-	{"pending.ndjson", queue.ViewPending},
-	{"processing.ndjson", queue.ViewProcessing},
-	{"done.ndjson", queue.ViewDone},
-	{"events.ndjson", queue.ViewEvents},
+	{"pending.ndjson", QueuePending},
+	{"processing.ndjson", QueueProcessing},
+	{"done.ndjson", QueueDone},
+	{"events.ndjson", QueueEvents},
 }
 
-const queueLogFile = queue.LogName
-
-func queueView(name string) (queue.View, bool) {
+func queueView(name string) (QueueView, bool) {
 	for _, v := range queueViews {
 		if v.name == name {
 			return v.view, true
@@ -31,19 +28,19 @@ func queueView(name string) (queue.View, bool) {
 	return 0, false
 }
 
-// queueSource serves the views of one queue directory from queue's
+// queueSource serves the views of one queue directory from the store's
 // read-only snapshots (no lock, no truncation).
 type queueSource struct {
-	dir   string
+	store QueueStore
 	cache snapshotCache
 	views viewNodes
 }
 
-func newQueueSource(dir string, now func() time.Time) *queueSource {
-	s := &queueSource{dir: dir}
+func newQueueSource(store QueueStore) *queueSource {
+	s := &queueSource{store: store}
 	s.cache.fingerprint = s.fingerprint
 	s.cache.take = func() (any, func() error, error) {
-		snap, err := queue.ReadSnapshot(dir, now)
+		snap, err := store.Snapshot()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -52,8 +49,9 @@ func newQueueSource(dir string, now func() time.Time) *queueSource {
 	return s
 }
 
+// fingerprint: the one file the queue is read from (QueueStore.StateFile).
 func (s *queueSource) fingerprint() (fingerprint, error) {
-	fi, err := fsutil.Stat(s.dir + "/" + queueLogFile)
+	fi, err := fsutil.Stat(s.store.Dir() + "/" + s.store.StateFile())
 	if err != nil {
 		return fingerprint{}, err
 	}
@@ -63,7 +61,7 @@ func (s *queueSource) fingerprint() (fingerprint, error) {
 	}, nil
 }
 
-func (s *queueSource) snapshot(name string) (*sharedSnapshot, *queue.Snapshot, queue.View, error) {
+func (s *queueSource) snapshot(name string) (*sharedSnapshot, QueueSnapshot, QueueView, error) {
 	v, ok := queueView(name)
 	if !ok {
 		return nil, nil, 0, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
@@ -72,7 +70,7 @@ func (s *queueSource) snapshot(name string) (*sharedSnapshot, *queue.Snapshot, q
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	return shared, shared.snap.(*queue.Snapshot), v, nil
+	return shared, shared.snap.(QueueSnapshot), v, nil
 }
 
 func (s *queueSource) nodes() *viewNodes { return &s.views }
@@ -94,8 +92,8 @@ func (s *queueSource) latest(name string) (viewSnap, error) {
 // queueViewSnap is one queue view in one snapshot.
 type queueViewSnap struct {
 	shared *sharedSnapshot
-	snap   *queue.Snapshot
-	view   queue.View
+	snap   QueueSnapshot
+	view   QueueView
 	st     viewStat
 }
 
@@ -109,16 +107,16 @@ func (v *queueViewSnap) newReader() (viewReader, error) {
 	return queueViewReader{v.snap, v.view}, nil
 }
 
-// extendsKnown: the events view only grows with queue.log; the job views
+// extendsKnown: the events view only grows with the queue's file; the job views
 // are compared by content.
 func (v *queueViewSnap) extendsKnown(prev viewSnap) bool {
 	p, ok := prev.(*queueViewSnap)
-	return ok && p.view == v.view && v.view == queue.ViewEvents && v.snap.EventsExtend(p.snap)
+	return ok && p.view == v.view && v.view == QueueEvents && v.snap.EventsExtend(p.snap)
 }
 
 type queueViewReader struct {
-	snap *queue.Snapshot
-	view queue.View
+	snap QueueSnapshot
+	view QueueView
 }
 
 func (r queueViewReader) ReadAt(p []byte, off int64) (int, error) {

@@ -15,7 +15,7 @@ type queueNode struct {
 	readOnlyDir
 	m     *mountState
 	mount string
-	dir   string
+	store QueueStore
 }
 
 var (
@@ -25,14 +25,14 @@ var (
 )
 
 func (q *queueNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	return dirAttr(q.dir, &out.Attr)
+	return dirAttr(q.store.Dir(), &out.Attr)
 }
 
 func (q *queueNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	if _, ok := queueView(name); !ok {
 		return nil, syscall.ENOENT
 	}
-	return lookupView(ctx, q.EmbeddedInode(), q.m.queueSource(q.dir), name, name, childRel(q.mount, name), out)
+	return lookupView(ctx, q.EmbeddedInode(), q.m.queueSource(q.store), name, name, childRel(q.mount, name), out)
 }
 
 func (q *queueNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

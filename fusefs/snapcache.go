@@ -21,8 +21,8 @@ func (f fingerprint) mtime(name string) time.Time {
 	return f.mtimes[""]
 }
 
-// sharedSnapshot is one engine snapshot (a *seglog.Snapshot or a
-// *queue.Snapshot) shared by the cache and every open file reading it.
+// sharedSnapshot is one engine snapshot (a *logSnapshot or a
+// QueueSnapshot) shared by the cache and every open file reading it.
 // It is closed when the last holder releases it.
 type sharedSnapshot struct {
 	fp    fingerprint

@@ -71,8 +71,7 @@ type Catalog interface {
 	Kind(rel string) Kind
 	// List returns the shown subdirectories of the namespace rel, sorted by name.
 	List(rel string) ([]DirEntry, error)
-	// Path is the real directory rel (read by the log and queue views and
-	// watched for changes).
+	// Path is the real directory rel (watched and polled for changes).
 	Path(rel string) string
 	// Stat describes the real directory rel.
 	Stat(rel string) (os.FileInfo, error)
@@ -83,4 +82,11 @@ type Catalog interface {
 	CreateDocStore(rel string) error
 	// RemoveDocStore removes the collection rel if it holds no records.
 	RemoveDocStore(rel string) error
+	// OpenLog returns the log rel (KindLog); it reads nothing.
+	OpenLog(rel string) LogStore
+	// OpenQueue returns the queue rel (KindQueue); it reads nothing.
+	OpenQueue(rel string) QueueStore
+	// Markers are the entries whose presence makes a directory a
+	// collection of some engine ("" is the directory itself).
+	Markers() []string
 }

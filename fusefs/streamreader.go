@@ -19,7 +19,7 @@ const streamWindow = 1 << 20
 // the window restarts the stream. Memory is bounded by the window plus the
 // longest line, whatever the content's size. Safe for concurrent use.
 type streamReader struct {
-	open func() lineSource
+	open func() LineSource
 	// skip reports errors the stream reports and then goes on from (lines
 	// left out of the content); any other error fails the read.
 	skip func(error) bool
@@ -30,31 +30,24 @@ type streamReader struct {
 	tailStart int64
 
 	mu       sync.Mutex
-	src      lineSource // the current pass, nil before the first read
+	src      LineSource // the current pass, nil before the first read
 	pos      int64      // bytes produced by the current pass
 	win      []byte     // bytes [pos-len(win), pos)
 	finished bool       // the current pass reached the end
 }
 
-// lineSource is one pass over the content: Next returns the next line
-// (valid until the following call), io.EOF at the end.
-type lineSource interface {
-	Next() ([]byte, error)
-	Close() error
-}
-
 // newStreamReader serves content an iterator produces.
 func newStreamReader(open func() iter.Seq2[[]byte, error], skip func(error) bool) *streamReader {
-	return newLineStreamReader(func() lineSource { return pullSource(open()) }, skip)
+	return newLineStreamReader(func() LineSource { return pullSource(open()) }, skip)
 }
 
-// newLineStreamReader serves content a lineSource produces (no goroutine
+// newLineStreamReader serves content a LineSource produces (no goroutine
 // switch per line, unlike an iterator).
-func newLineStreamReader(open func() lineSource, skip func(error) bool) *streamReader {
+func newLineStreamReader(open func() LineSource, skip func(error) bool) *streamReader {
 	return &streamReader{open: open, skip: skip}
 }
 
-// iterSource adapts an iterator to lineSource.
+// iterSource adapts an iterator to LineSource.
 type iterSource struct {
 	next func() ([]byte, error, bool)
 	stop func()

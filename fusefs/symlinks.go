@@ -5,10 +5,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/storhfs/storhfs/core/docstore"
 	"github.com/storhfs/storhfs/core/fsutil"
-	"github.com/storhfs/storhfs/core/queue"
-	"github.com/storhfs/storhfs/core/seglog"
 )
 
 // symlinkLog reports each symlink the engines refused (fsutil.SymlinkError:
@@ -52,16 +49,12 @@ func (r *symlinkLog) note(err error) bool {
 	return true
 }
 
-// collectionMarkers are the entries whose presence makes a directory a
-// collection ("" is the directory itself): the engines' names.
-var collectionMarkers = []string{"", docstore.DataDirName, docstore.StateDirName, queue.LogName, seglog.ManifestName, seglog.SegmentsDir, seglog.PartitionsDir}
-
 // missingDirErrno is the errno of a lookup of rel when it is no collection,
 // log, queue or namespace: ELOOP (logged once) when rel, or one of the
-// entries that would make it one, is a symlink, which is refused rather
+// entries that would make it one (Catalog.Markers), is a symlink, which is refused rather
 // than followed; else ENOENT.
 func (m *mountState) missingDirErrno(rel string) syscall.Errno {
-	for _, sub := range collectionMarkers {
+	for _, sub := range m.catalog.Markers() {
 		if _, err := m.catalog.Stat(childRel(rel, sub)); m.symlinks.note(err) {
 			return syscall.ELOOP
 		}

@@ -1,4 +1,4 @@
-package fusefs
+package fusefs_test
 
 import (
 	"testing"
@@ -6,15 +6,17 @@ import (
 	"github.com/storhfs/storhfs/core/phpjson"
 	"github.com/storhfs/storhfs/core/queue"
 	"github.com/storhfs/storhfs/core/seglog"
+	"github.com/storhfs/storhfs/fusefs"
+	"github.com/storhfs/storhfs/internal/engines"
 )
 
-func latestView(t *testing.T, src viewSource, name string) viewSnap {
+func latestView(t *testing.T, src fusefs.ViewSource, name string) fusefs.View {
 	t.Helper()
-	v, err := src.latest(name)
+	v, err := src.Latest(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(v.release)
+	t.Cleanup(v.Release)
 	return v
 }
 
@@ -33,8 +35,8 @@ func TestLogViewsExtend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	src := newLogSource(root + "/audit")
-	defer src.cache.drop()
+	src := fusefs.NewLogViews(engines.Logs{}.Open(root + "/audit"))
+	defer src.Drop()
 	put := func(id string, n int) string {
 		r, err := l.Put(rowN(n), id)
 		if err != nil {
@@ -44,24 +46,24 @@ func TestLogViewsExtend(t *testing.T) {
 	}
 	first := put("", 1)
 	put("", 2)
-	a := latestView(t, src, recordsView)
+	a := latestView(t, src, fusefs.RecordsView)
 	put("", 3)
 	put("", 4)
-	b := latestView(t, src, recordsView)
-	if !b.extendsKnown(a) {
+	b := latestView(t, src, fusefs.RecordsView)
+	if !b.ExtendsKnown(a) {
 		t.Error("appends of new ids to a sequential log: not known from the replays")
 	}
 	put(first, 5) // moves the first record to the end
-	c := latestView(t, src, recordsView)
-	if grown, err := extendsView(b, c); err != nil || grown {
+	c := latestView(t, src, fusefs.RecordsView)
+	if grown, err := fusefs.ExtendsView(b, c); err != nil || grown {
 		t.Errorf("an update counts as an append: %v, %v", grown, err)
 	}
 	put("", 6)
-	d := latestView(t, src, recordsView)
-	if d.extendsKnown(c) {
+	d := latestView(t, src, fusefs.RecordsView)
+	if d.ExtendsKnown(c) {
 		t.Error("a log with an update is known to extend from the replays")
 	}
-	if grown, err := extendsView(c, d); err != nil || !grown {
+	if grown, err := fusefs.ExtendsView(c, d); err != nil || !grown {
 		t.Errorf("an append after an update: %v, %v", grown, err)
 	}
 }
@@ -72,8 +74,8 @@ func TestQueueViewsExtend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := newQueueSource(queue.Dir(root, "jobs"), nil)
-	defer src.cache.drop()
+	src := fusefs.NewQueueViews(engines.Queues{}.Open(queue.Dir(root, "jobs")))
+	defer src.Drop()
 	enqueue := func(n int) {
 		if _, err := q.Enqueue(rowN(n), ""); err != nil {
 			t.Fatal(err)
@@ -83,20 +85,20 @@ func TestQueueViewsExtend(t *testing.T) {
 	events, pending := latestView(t, src, "events.ndjson"), latestView(t, src, "pending.ndjson")
 	enqueue(2)
 	events2, pending2 := latestView(t, src, "events.ndjson"), latestView(t, src, "pending.ndjson")
-	if !events2.extendsKnown(events) {
+	if !events2.ExtendsKnown(events) {
 		t.Error("an enqueue: events view not known to extend")
 	}
-	if grown, err := extendsView(pending, pending2); err != nil || !grown {
+	if grown, err := fusefs.ExtendsView(pending, pending2); err != nil || !grown {
 		t.Errorf("an enqueue: pending view did not grow by an append: %v, %v", grown, err)
 	}
 	if _, err := q.Claim(); err != nil {
 		t.Fatal(err)
 	}
 	pending3 := latestView(t, src, "pending.ndjson")
-	if grown, err := extendsView(pending2, pending3); err != nil || grown {
+	if grown, err := fusefs.ExtendsView(pending2, pending3); err != nil || grown {
 		t.Errorf("a claim counts as an append to pending: %v, %v", grown, err)
 	}
-	if !latestView(t, src, "events.ndjson").extendsKnown(events2) {
+	if !latestView(t, src, "events.ndjson").ExtendsKnown(events2) {
 		t.Error("a claim: events view not known to extend")
 	}
 }

@@ -12,9 +12,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/hanwen/go-fuse/v2/fs"
 
-	"github.com/storhfs/storhfs/core/docstore"
 	"github.com/storhfs/storhfs/core/fsutil"
-	"github.com/storhfs/storhfs/core/seglog"
 	"github.com/storhfs/storhfs/shard"
 )
 
@@ -26,8 +24,8 @@ import (
 //	ROOT and namespaces (up to namespaceDepth levels)  new, removed, renamed collections
 //	<collection>/ and <collection>/data/               new bucket directories
 //	<collection>/data/<bucket>/                        records created, replaced, deleted
-//	<log>/, <log>/segments/, <log>/partitions/         manifest rewrites, appends, rolls, new partitions
-//	<queue>/                                           queue.log appends
+//	<log>/, <log>/segments/, <log>/partitions/         manifest rewrites, appends, rolls, new partitions (LogStore.Layout)
+//	<queue>/                                           queue.log appends (QueueStore.StateFile)
 //
 // Events are turned into invalidations (an entry of a directory node, or
 // every file of a log or queue folder), coalesced for coalesceDelay, and
@@ -82,7 +80,9 @@ type watchedDir struct {
 	role  dirRole
 	rel   string
 	mount string
-	kind  Kind // roleNamespace: the kind the catalog gave when watched
+	kind  Kind     // roleNamespace: the kind the catalog gave when watched
+	log   LogStore // roleLog, roleSegments, rolePartitions: the log directory
+	file  string   // roleQueue: the queue's state file
 }
 
 // invalidation is one notification: the entry name of the folder at mount
@@ -207,9 +207,9 @@ func (w *watcher) setupChild(rel string, old Kind) Kind {
 		}
 		w.m.coverage.set(rel, covered)
 	case KindLog:
-		w.setupLog(dir, rel, false)
+		w.setupLog(w.m.catalog.OpenLog(rel), rel, false)
 	case KindQueue:
-		w.add(dir, watchedDir{role: roleQueue, rel: rel, mount: rel})
+		w.add(dir, watchedDir{role: roleQueue, rel: rel, mount: rel, file: w.m.catalog.OpenQueue(rel).StateFile()})
 	default:
 		if strings.Count(rel, "/") >= namespaceDepth {
 			return kind
@@ -288,18 +288,20 @@ func (w *watcher) lose(rel, why string) {
 	w.queue(invalidation{mount: rel})
 }
 
-// setupLog watches a log directory, its segments and its partitions.
-func (w *watcher) setupLog(dir, mount string, announce bool) {
-	w.add(dir, watchedDir{role: roleLog, mount: mount})
-	if isDir(dir + "/" + segmentsDir) {
-		w.add(dir+"/"+segmentsDir, watchedDir{role: roleSegments, mount: mount})
+// setupLog watches a log directory, its segments and its partitions
+// (LogStore.Layout).
+func (w *watcher) setupLog(log LogStore, mount string, announce bool) {
+	dir, layout := log.Dir(), log.Layout()
+	w.add(dir, watchedDir{role: roleLog, mount: mount, log: log})
+	if segs := dir + "/" + layout.Segments; isDir(segs) {
+		w.add(segs, watchedDir{role: roleSegments, mount: mount, log: log})
 	}
-	if isDir(dir + "/" + partitionDir) {
-		w.add(dir+"/"+partitionDir, watchedDir{role: rolePartitions, mount: mount})
-		names, _ := readDirNames(dir + "/" + partitionDir)
+	if parts := dir + "/" + layout.Partitions; isDir(parts) {
+		w.add(parts, watchedDir{role: rolePartitions, mount: mount, log: log})
+		names, _ := readDirNames(parts)
 		for _, p := range names {
-			if !isHidden(p) && isDir(dir+"/"+partitionDir+"/"+p) {
-				w.setupLog(dir+"/"+partitionDir+"/"+p, childRel(mount, p), announce)
+			if part := log.Partition(p); !isHidden(p) && isDir(part.Dir()) {
+				w.setupLog(part, childRel(mount, p), announce)
 				if announce {
 					w.queue(invalidation{mount: mount, name: p})
 				}
@@ -377,7 +379,7 @@ func (w *watcher) handle(ev fsnotify.Event) {
 			}
 		}
 	case roleCollection:
-		if name == docstore.DataDirName && appeared && !w.setupData(ev.Name, d.rel, true) {
+		if name == shard.DataDirName && appeared && !w.setupData(ev.Name, d.rel, true) {
 			w.lose(d.rel, "a directory of data/ could not be watched")
 		}
 	case roleData:
@@ -390,30 +392,30 @@ func (w *watcher) handle(ev fsnotify.Event) {
 			w.queue(invalidation{mount: d.mount, name: name, record: ev.Name})
 		}
 	case roleLog:
-		switch name {
-		case segmentsDir, partitionDir:
+		switch layout := d.log.Layout(); name {
+		case layout.Segments, layout.Partitions:
 			if appeared {
-				w.setupLog(dir, d.mount, true)
+				w.setupLog(d.log, d.mount, true)
 			}
-		case manifestFile:
+		case layout.Manifest:
 			w.queue(invalidation{mount: d.mount})
 			w.queue(invalidation{mount: d.mount, name: recordsView})
-			w.queue(invalidation{mount: d.mount, name: segmentsDir})
+			w.queue(invalidation{mount: d.mount, name: segmentsView})
 		}
 	case roleSegments:
-		if seglog.IsSegmentName(name) {
+		if d.log.Layout().IsSegment(name) {
 			w.queue(invalidation{mount: d.mount})
-			w.queue(invalidation{mount: childRel(d.mount, segmentsDir), name: name})
+			w.queue(invalidation{mount: childRel(d.mount, segmentsView), name: name})
 		}
 	case rolePartitions:
 		if !isHidden(name) {
 			if appeared {
-				w.setupLog(ev.Name, childRel(d.mount, name), true)
+				w.setupLog(d.log.Partition(name), childRel(d.mount, name), true)
 			}
 			w.queue(invalidation{mount: d.mount, name: name})
 		}
 	case roleQueue:
-		if name == queueLogFile {
+		if name == d.file {
 			w.queue(invalidation{mount: d.mount})
 		}
 	}

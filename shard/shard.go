@@ -17,8 +17,11 @@ func BucketOf(id string) string {
 	return id[24:26]
 }
 
+// DataDirName is the folder of a collection holding the buckets.
+const DataDirName = "data"
+
 // DataDir is C/data (plain concatenation, like PHP: no path cleaning).
-func DataDir(collectionDir string) string { return collectionDir + "/data" }
+func DataDir(collectionDir string) string { return collectionDir + "/" + DataDirName }
 
 // BucketDir is C/data/<bucket of id>.
 func BucketDir(collectionDir, id string) string {

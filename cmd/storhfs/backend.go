@@ -22,6 +22,8 @@ var _ fusefs.DocStoreBackend = docStores{}
 
 func (docStores) IsCollection(dir string) bool { return docstore.IsCollection(dir) }
 
+func (docStores) Markers() []string { return []string{docstore.DataDirName, docstore.StateDirName} }
+
 // Open opens a collection for the mount; a read-only mount opens it
 // read-only, so nothing is swept, unlinked or created on disk. A writable
 // open that finds a dead writer's marker checks the collection's indexes

@@ -16,6 +16,7 @@ import (
 
 	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/fusefs"
+	"github.com/storhfs/storhfs/internal/engines"
 )
 
 func mountCommand() *cli.Command {
@@ -160,7 +161,7 @@ func checkMountRequest(c *cli.Context, root, mountpoint string) (*fusefs.DirCata
 	if c.Bool(sharedStorageFlag) {
 		hosts = fsutil.ManyHosts
 	}
-	catalog := &fusefs.DirCatalog{Root: realRoot, Docs: docStores{noRepair: c.Bool("no-repair"), hosts: hosts}}
+	catalog := &fusefs.DirCatalog{Root: realRoot, Docs: docStores{noRepair: c.Bool("no-repair"), hosts: hosts}, Logs: engines.Logs{}, Queues: engines.Queues{}}
 	if err := checkForeignRoot(root, catalog, c.Bool(allowForeignRootFlag)); err != nil {
 		return nil, coded(exitMountRoot, err)
 	}

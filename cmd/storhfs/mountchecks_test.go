@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/storhfs/storhfs/fusefs"
+	"github.com/storhfs/storhfs/internal/engines"
 )
 
 func TestCheckOverlap(t *testing.T) {
@@ -74,7 +75,7 @@ func TestCheckForeignRoot(t *testing.T) {
 		return root
 	}
 	check := func(root string, allowed bool) error {
-		return checkForeignRoot(root, &fusefs.DirCatalog{Root: root, Docs: isCollectionDir{}}, allowed)
+		return checkForeignRoot(root, &fusefs.DirCatalog{Root: root, Docs: isCollectionDir{}, Logs: engines.Logs{}, Queues: engines.Queues{}}, allowed)
 	}
 	for name, root := range map[string]string{
 		"empty":                  mk(t),

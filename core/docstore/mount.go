@@ -52,8 +52,8 @@ func (s *Store) ListIDs(prev *shard.IDList, now time.Time) (*shard.IDList, bool,
 
 // The folders that make a directory a collection (docs/format/docstore.md §1).
 const (
-	DataDirName  = "data"   // the record buckets
-	StateDirName = ".storh" // lock, writer markers, indexes
+	DataDirName  = shard.DataDirName // the record buckets
+	StateDirName = ".storh"          // lock, writer markers, indexes
 )
 
 // IsCollection reports whether dir looks like a DocStore collection: it

@@ -1,0 +1,80 @@
+package engines
+
+import (
+	"errors"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/seglog"
+	"github.com/storhfs/storhfs/core/uuidv7"
+	"github.com/storhfs/storhfs/fusefs"
+)
+
+// The log adapter keeps seglog's meaning: the manifest first among the
+// state files and segments by name, and a line seglog cannot decode is
+// fusefs.ErrSkippedLine (the records view leaves it out and reads on)
+// while still carrying seglog's *LineError.
+func TestLogAdapter(t *testing.T) {
+	root := t.TempDir()
+	l, err := seglog.Open(root, "audit", seglog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := phpjson.NewArray(1)
+	data.SetString("n", int64(1))
+	if _, err := l.Put(data, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	store := Logs{}.Open(root + "/audit")
+	files, err := store.StateFiles()
+	if err != nil || len(files) != 2 || files[0].Segment != "" || !store.Layout().IsSegment(files[1].Segment) {
+		t.Fatalf("StateFiles = %+v, %v; want the manifest, then one segment by name", files, err)
+	}
+	// A framed line whose data does not decode, after the valid record.
+	later := uuidv7.MaxForTimestampMs(time.Now().Add(time.Hour).UnixMilli())
+	bad := seglog.AppendLine(nil, []byte(`{"op":"put","id":"`+later+`","data":{"a":}}`))
+	f, err := os.OpenFile(root+"/audit/"+store.Layout().Segments+"/"+files[1].Segment, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(bad); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	snap, err := store.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	if segs := snap.Segments(); len(segs) != 1 || segs[0].File != files[1].Segment {
+		t.Errorf("Segments = %+v, want %s", segs, files[1].Segment)
+	}
+	src := snap.RecordLines()
+	defer src.Close()
+	var lines, skipped int
+	for {
+		_, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		var le *seglog.LineError
+		switch {
+		case errors.Is(err, fusefs.ErrSkippedLine) && errors.As(err, &le):
+			skipped++
+		case err != nil:
+			t.Fatal(err)
+		default:
+			lines++
+		}
+	}
+	if lines != 1 || skipped != 1 {
+		t.Errorf("%d lines, %d skipped; want 1 and 1", lines, skipped)
+	}
+}
