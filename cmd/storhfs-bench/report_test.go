@@ -245,3 +245,15 @@ func TestMeasureWithVariant(t *testing.T) {
 		t.Errorf("without floor: %+v, %v", rw, err)
 	}
 }
+
+func TestParseCacheDrops(t *testing.T) {
+	n, err := parseCacheDrops([]byte("nr_free_pages 5\ndrop_pagecache 652\ndrop_slab 661\nnr_foo 1\n"))
+	if err != nil || n != 1313 {
+		t.Errorf("parseCacheDrops = %d, %v; want 1313", n, err)
+	}
+	for _, bad := range []string{"", "drop_pagecache 1\n", "drop_pagecache x\ndrop_slab 1\n"} {
+		if _, err := parseCacheDrops([]byte(bad)); err == nil {
+			t.Errorf("parseCacheDrops(%q) accepted", bad)
+		}
+	}
+}
