@@ -27,6 +27,7 @@ import (
 //	<data>/p<records>-l<logRecords>/native/create-n<i>/ the core's Put creates into (not mounted)
 //	<data>/p<records>-l<logRecords>/mnt/             mount point
 //	<data>/p<records>-l<logRecords>/floor-mnt/       mount point of the FUSE floor (floorfs.go)
+//	<data>/p<records>-l<logRecords>/variant-mnt/     mount point of the variant floor (--floor-variant)
 //	<data>/p<records>-l<logRecords>/{pages,events}.done  generation finished
 const (
 	recordsCollection = "pages"
@@ -55,6 +56,7 @@ func (d dataset) root() string               { return filepath.Join(d.dir, "root
 func (d dataset) nativeRoot() string         { return filepath.Join(d.dir, "native") }
 func (d dataset) mountpoint() string         { return filepath.Join(d.dir, "mnt") }
 func (d dataset) floorMountpoint() string    { return filepath.Join(d.dir, "floor-mnt") }
+func (d dataset) variantMountpoint() string  { return filepath.Join(d.dir, "variant-mnt") }
 func (d dataset) pagesDir() string           { return filepath.Join(d.root(), recordsCollection) }
 func (d dataset) logDir() string             { return filepath.Join(d.root(), logCollection) }
 func (d dataset) doneMarker(w string) string { return filepath.Join(d.dir, w+".done") }
@@ -80,7 +82,7 @@ func (d dataset) ensure(logf func(string, ...any)) error {
 	if err := os.MkdirAll(d.root(), 0o755); err != nil {
 		return err
 	}
-	for _, mnt := range []string{d.mountpoint(), d.floorMountpoint()} {
+	for _, mnt := range []string{d.mountpoint(), d.floorMountpoint(), d.variantMountpoint()} {
 		if err := os.MkdirAll(mnt, 0o755); err != nil {
 			return err
 		}

@@ -135,11 +135,7 @@ func (t *floorTree) totalBytes() int64 {
 type floorDir struct {
 	fs.Inode
 	tree *floorTree
-	// noOpen makes every file's Open and Flush fail with ENOSYS, which
-	// tells the kernel to stop sending OPEN, RELEASE and FLUSH at all (a
-	// variant of the floor, to measure what those round trips cost; not an
-	// option for storhfs, which must see opens and closes of writers).
-	noOpen bool
+	mode floorMode // how the files answer OPEN and FLUSH
 }
 
 var (
@@ -154,7 +150,7 @@ func (d *floorDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 		return nil, syscall.ENOENT
 	}
 	out.Attr = d.tree.files[i].attr
-	return d.NewInode(ctx, &floorFileNode{f: &d.tree.files[i], noOpen: d.noOpen},
+	return d.NewInode(ctx, &floorFileNode{f: &d.tree.files[i], mode: d.mode},
 		fs.StableAttr{Mode: syscall.S_IFREG, Ino: floorIno(i)}), 0
 }
 
@@ -171,8 +167,8 @@ func (d *floorDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 // floorFileNode is one file of the floor mount.
 type floorFileNode struct {
 	fs.Inode
-	f      *floorFile
-	noOpen bool // see floorDir
+	f    *floorFile
+	mode floorMode
 }
 
 var (
@@ -189,21 +185,24 @@ func (n *floorFileNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.
 
 // Open: read-only, no handle and no backing file; the kernel keeps the
 // page cache across opens and sends no FLUSH on close, as for a storhfs
-// record opened for reading.
+// record opened for reading. In the no-open modes it answers ENOSYS, after
+// which the kernel sends no OPEN (and no RELEASE) on this connection.
 func (n *floorFileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if n.mode != floorOpen {
+		return nil, 0, syscall.ENOSYS
+	}
 	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
 		return nil, 0, syscall.EROFS
-	}
-	if n.noOpen {
-		return nil, 0, syscall.ENOSYS
 	}
 	return nil, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 }
 
-// Flush is not sent after a normal Open (NOFLUSH); without OPEN (the
-// no-open variant) the kernel sends it on every close until told ENOSYS.
+// Flush is not sent after a normal Open (NOFLUSH). Without OPEN the kernel
+// sends it on every close: floorNoOpen answers ENOSYS, which stops it for
+// the connection; floorNoOpenFlush answers every one, as a read-write
+// mount that commits on FLUSH would.
 func (n *floorFileNode) Flush(ctx context.Context, f fs.FileHandle) syscall.Errno {
-	if n.noOpen {
+	if n.mode == floorNoOpen {
 		return syscall.ENOSYS
 	}
 	return 0

@@ -106,7 +106,7 @@ func TestFloorTreeServesTheCollection(t *testing.T) {
 		if !ok {
 			t.Fatalf("lookup %s failed", name)
 		}
-		node := &floorFileNode{f: &tree.files[i]}
+		node := &floorFileNode{f: &tree.files[i], mode: floorOpen}
 		fi, err := os.Stat(shard.RecordPath(dir, strings.TrimSuffix(name, ".jsonc")))
 		if err != nil {
 			t.Fatal(err)
@@ -125,12 +125,15 @@ func TestFloorTreeServesTheCollection(t *testing.T) {
 		if _, _, errno := node.Open(ctx, syscall.O_WRONLY); errno != syscall.EROFS {
 			t.Fatalf("open for writing: %v, want EROFS", errno)
 		}
-		noOpen := &floorFileNode{f: node.f, noOpen: true}
-		if _, _, errno := noOpen.Open(ctx, syscall.O_RDONLY); errno != syscall.ENOSYS {
-			t.Fatalf("no-open variant: open for reading: %v, want ENOSYS", errno)
+		noOpen := &floorFileNode{f: node.f, mode: floorNoOpen}
+		noOpenFlush := &floorFileNode{f: node.f, mode: floorNoOpenFlush}
+		for _, n := range []*floorFileNode{noOpen, noOpenFlush} {
+			if _, _, errno := n.Open(ctx, syscall.O_RDONLY); errno != syscall.ENOSYS {
+				t.Fatalf("%s: open for reading: %v, want ENOSYS", n.mode, errno)
+			}
 		}
-		if node.Flush(ctx, nil) != 0 || noOpen.Flush(ctx, nil) != syscall.ENOSYS {
-			t.Fatal("flush: want 0, and ENOSYS in the no-open variant")
+		if node.Flush(ctx, nil) != 0 || noOpen.Flush(ctx, nil) != syscall.ENOSYS || noOpenFlush.Flush(ctx, nil) != 0 {
+			t.Fatal("flush: want 0, ENOSYS in mode no-open, 0 in no-open-flush")
 		}
 		got := readAllFromNode(t, node, 37)
 		if !bytes.Equal(got, content[name]) {
@@ -230,7 +233,7 @@ func canMount(t *testing.T) {
 
 func TestFloorMount(t *testing.T) {
 	canMount(t)
-	for _, o := range []floorOptions{storhfsFloor, {timeout: time.Hour, noOpen: true}} {
+	for _, o := range []floorOptions{storhfsFloor, {timeout: time.Hour, mode: floorNoOpen}, {timeout: time.Hour, mode: floorNoOpenFlush}} {
 		t.Run(fmt.Sprintf("variant=%q", o), func(t *testing.T) { testFloorMount(t, o) })
 	}
 }
@@ -312,19 +315,92 @@ func testFloorMount(t *testing.T, o floorOptions) {
 	}
 }
 
+// TestFloorModeRequests counts the requests the kernel sends for repeated
+// open-read-close of files in each floor mode (go-fuse's debug log of the
+// server): the round trips each mode stands for.
+func TestFloorModeRequests(t *testing.T) {
+	canMount(t)
+	const files, opens = 3, 4
+	type counts struct{ open, flush, release int }
+	want := map[floorMode]counts{
+		floorOpen: {open: files * opens, release: files * opens},
+		// The first OPEN and FLUSH answered ENOSYS end both for the connection.
+		floorNoOpen: {open: 1, flush: 1},
+		// One FLUSH per close, nothing per open: no handle, so no RELEASE.
+		floorNoOpenFlush: {open: 1, flush: files * opens},
+	}
+	for _, mode := range floorModes {
+		t.Run(string(mode), func(t *testing.T) {
+			dir, names, content := smallCollection(t, 10)
+			self, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			mnt := t.TempDir()
+			m, err := startFloor(self, dir, mnt, floorOptions{timeout: time.Hour, mode: mode, debug: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = m.stop() }()
+			for _, name := range names[:files] {
+				for range opens {
+					if got, err := os.ReadFile(filepath.Join(mnt, name)); err != nil || !bytes.Equal(got, content[name]) {
+						t.Fatalf("%s: read %q, %v", name, got, err)
+					}
+				}
+			}
+			if err := m.stop(); err != nil {
+				t.Fatal(err)
+			}
+			var got counts
+			for _, line := range strings.Split(m.stderr.String(), "\n") {
+				// "rx 12: OPEN n3 {...}" (go-fuse's debug format); the
+				// node of go-fuse's own probe file at mount time is ^0.
+				_, rest, ok := strings.Cut(line, "rx ")
+				if !ok {
+					continue
+				}
+				f := strings.Fields(rest)
+				if len(f) < 3 || f[2] == fmt.Sprintf("n%d", ^uint64(0)) {
+					continue
+				}
+				switch f[1] {
+				case "OPEN":
+					got.open++
+				case "FLUSH":
+					got.flush++
+				case "RELEASE":
+					got.release++
+				}
+			}
+			if got != want[mode] {
+				t.Errorf("%d opens of %d files: %+v requests, want %+v", opens, files, got, want[mode])
+			}
+		})
+	}
+}
+
 func TestFloorOptions(t *testing.T) {
-	if storhfsFloor.String() != "" || storhfsFloor.timeout != time.Second || storhfsFloor.noOpen {
+	if storhfsFloor.String() != "" || storhfsFloor.timeout != time.Second || storhfsFloor.mode != floorOpen {
 		t.Errorf("storhfs's settings: %+v, %q", storhfsFloor, storhfsFloor)
 	}
-	v := floorOptions{timeout: time.Hour, noOpen: true}
-	if got := v.String(); got != "1h0m0s cache timeouts, no OPEN/RELEASE (ENOSYS)" {
+	v := floorOptions{timeout: time.Hour, mode: floorNoOpen}
+	if got := v.String(); got != "1h0m0s cache timeouts, no OPEN/RELEASE/FLUSH (OPEN and FLUSH answered ENOSYS)" {
 		t.Errorf("variant described as %q", got)
 	}
-	if got := strings.Join(v.args(), " "); got != "-timeout 1h0m0s -no-open=true" {
+	if got := strings.Join(v.args(), " "); got != "-timeout 1h0m0s -mode no-open" {
 		t.Errorf("server args %q", got)
 	}
+	for _, m := range floorModes {
+		if got, err := parseFloorMode(string(m)); got != m || err != nil {
+			t.Errorf("parseFloorMode(%q) = %q, %v", m, got, err)
+		}
+	}
+	if _, err := parseFloorMode("no-flush"); err == nil {
+		t.Error("parseFloorMode accepted an unknown mode")
+	}
 	// The server refuses bad arguments before loading or mounting anything.
-	for _, args := range [][]string{nil, {"dir"}, {"-timeout", "0s", "dir", "mnt"}, {"-bogus", "dir", "mnt"}} {
+	for _, args := range [][]string{nil, {"dir"}, {"-timeout", "0s", "dir", "mnt"}, {"-bogus", "dir", "mnt"}, {"-mode", "bogus", "dir", "mnt"}} {
 		if err := runFloorServer(args, io.Discard); err == nil {
 			t.Errorf("runFloorServer(%q) accepted", args)
 		}

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,18 +20,50 @@ import (
 // is served by this separate process, never by the one reading it.
 const floorServeArg = "__floor-serve"
 
+// floorMode is how the floor's files answer OPEN and FLUSH, which decides
+// the round trips the kernel makes per open and close of a file.
+type floorMode string
+
+const (
+	// floorOpen: OPEN answered with KEEP_CACHE and NOFLUSH, as storhfs
+	// answers a read-only open: OPEN and RELEASE per open, no FLUSH.
+	floorOpen floorMode = "open"
+	// floorNoOpen: OPEN and FLUSH answered ENOSYS, as on a read-only
+	// storhfs mount: no request per open or close at all.
+	floorNoOpen floorMode = "no-open"
+	// floorNoOpenFlush: OPEN answered ENOSYS, FLUSH served: one FLUSH per
+	// close and nothing per open, what a read-write mount that buffers
+	// writes per node and commits on FLUSH would cost.
+	floorNoOpenFlush floorMode = "no-open-flush"
+)
+
+var floorModes = []floorMode{floorOpen, floorNoOpen, floorNoOpenFlush}
+
+// parseFloorMode accepts one of floorModes.
+func parseFloorMode(s string) (floorMode, error) {
+	if m := floorMode(s); slices.Contains(floorModes, m) {
+		return m, nil
+	}
+	return "", fmt.Errorf("floor mode %q: want one of %v", s, floorModes)
+}
+
 // floorOptions are the floor's settings: storhfs's by default, or a
 // variant that shows what part of the floor a setting costs.
 type floorOptions struct {
 	timeout time.Duration // kernel entry/attr/negative cache lifetime (storhfs: 1 s)
-	noOpen  bool          // answer OPEN with ENOSYS: no OPEN/RELEASE round trips
+	mode    floorMode
+	debug   bool // the server logs every request to its stderr (tests count them)
 }
 
-var storhfsFloor = floorOptions{timeout: time.Second}
+var storhfsFloor = floorOptions{timeout: time.Second, mode: floorOpen}
 
 // args are the server's flags for o.
 func (o floorOptions) args() []string {
-	return []string{"-timeout", o.timeout.String(), "-no-open=" + strconv.FormatBool(o.noOpen)}
+	args := []string{"-timeout", o.timeout.String(), "-mode", string(o.mode)}
+	if o.debug {
+		args = append(args, "-debug")
+	}
+	return args
 }
 
 // String describes a variant for the report ("" for storhfs's settings).
@@ -41,8 +72,11 @@ func (o floorOptions) String() string {
 	if o.timeout != storhfsFloor.timeout {
 		diffs = append(diffs, o.timeout.String()+" cache timeouts")
 	}
-	if o.noOpen {
-		diffs = append(diffs, "no OPEN/RELEASE (ENOSYS)")
+	switch o.mode {
+	case floorNoOpen:
+		diffs = append(diffs, "no OPEN/RELEASE/FLUSH (OPEN and FLUSH answered ENOSYS)")
+	case floorNoOpenFlush:
+		diffs = append(diffs, "no OPEN/RELEASE, FLUSH per close (OPEN answered ENOSYS)")
 	}
 	return strings.Join(diffs, ", ")
 }
@@ -69,13 +103,17 @@ func runFloorServer(args []string, stdout io.Writer) error {
 	var o floorOptions
 	flags := flag.NewFlagSet(floorServeArg, flag.ContinueOnError)
 	flags.DurationVar(&o.timeout, "timeout", storhfsFloor.timeout, "entry, attribute and negative cache timeout")
-	flags.BoolVar(&o.noOpen, "no-open", false, "answer OPEN with ENOSYS")
+	mode := flags.String("mode", string(floorOpen), fmt.Sprintf("how OPEN and FLUSH are answered: %v", floorModes))
 	debug := flags.Bool("debug", false, "log every FUSE request to stderr (to count them; run by hand)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
 	if flags.NArg() != 2 || o.timeout <= 0 {
-		return fmt.Errorf("usage: %s [-timeout D] [-no-open] COLLECTION_DIR MOUNTPOINT", floorServeArg)
+		return fmt.Errorf("usage: %s [-timeout D] [-mode M] COLLECTION_DIR MOUNTPOINT", floorServeArg)
+	}
+	var err error
+	if o.mode, err = parseFloorMode(*mode); err != nil {
+		return err
 	}
 	collectionDir, mountpoint := flags.Arg(0), flags.Arg(1)
 	sig := make(chan os.Signal, 1)
@@ -84,7 +122,7 @@ func runFloorServer(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	root := &floorDir{tree: tree, noOpen: o.noOpen}
+	root := &floorDir{tree: tree, mode: o.mode}
 	opts := floorMountOptions(os.Geteuid() == 0, o.timeout)
 	opts.Debug = *debug
 	server, err := fs.Mount(mountpoint, root, opts)

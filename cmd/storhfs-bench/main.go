@@ -29,10 +29,13 @@ type config struct {
 	dropCaches bool
 	floor      bool
 	floorOpts  floorOptions
-	readOnly   bool // mount with --read-only (no creates then)
-	scale      bool // only the scale rows (scale.go)
-	views      bool // measure the hidden views (views.go)
-	onlyViews  bool // measure only those
+	// variantMode: a second floor with this mode, measured side by side
+	// with the first ("" for none).
+	variantMode floorMode
+	readOnly    bool // mount with --read-only (no creates then)
+	scale       bool // only the scale rows (scale.go)
+	views       bool // measure the hidden views (views.go)
+	onlyViews   bool // measure only those
 }
 
 func main() {
@@ -61,16 +64,39 @@ func main() {
 	flag.BoolVar(&cfg.dropCaches, "drop-caches", true, "drop the page cache before each run of read operations (root); false: warm caches")
 	flag.BoolVar(&cfg.floor, "floor", true, "also measure the listing and reading rows on a minimal in-memory FUSE file system (the FUSE floor)")
 	flag.DurationVar(&cfg.floorOpts.timeout, "floor-timeout", storhfsFloor.timeout, "the floor's entry, attribute and negative cache timeout (variant; storhfs uses 1s)")
-	flag.BoolVar(&cfg.floorOpts.noOpen, "floor-no-open", false, "the floor answers OPEN with ENOSYS, so the kernel sends no OPEN/RELEASE (variant)")
+	floorMode := flag.String("floor-mode", string(floorOpen), fmt.Sprintf("how the floor answers OPEN and FLUSH, one of %v (docs/bench.md)", floorModes))
+	noOpen := flag.Bool("floor-no-open", false, "same as --floor-mode=no-open")
+	variantMode := flag.String("floor-variant", "", "also measure a second floor with this --floor-mode, as its own column")
 	flag.BoolVar(&cfg.readOnly, "read-only", false, "mount with storhfs mount --read-only (requires --create 0)")
 	flag.BoolVar(&cfg.scale, "scale", false, "measure only mount readiness and memory after listing everything (scale.go)")
 	flag.BoolVar(&cfg.views, "views", true, "measure .all.ndjson and the index folders (views.go)")
 	flag.BoolVar(&cfg.onlyViews, "only-views", false, "measure only .all.ndjson and the index folders")
 	flag.Parse()
-	if err := run(cfg); err != nil {
+	err := parseFloorModes(&cfg, *floorMode, *noOpen, *variantMode)
+	if err == nil {
+		err = run(cfg)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "storhfs-bench:", err)
 		os.Exit(1)
 	}
+}
+
+// parseFloorModes sets the floor's mode and the variant's from the flags.
+func parseFloorModes(cfg *config, mode string, noOpen bool, variant string) error {
+	var err error
+	if noOpen {
+		mode = string(floorNoOpen)
+	}
+	if cfg.floorOpts.mode, err = parseFloorMode(mode); err != nil {
+		return fmt.Errorf("--floor-mode: %w", err)
+	}
+	if variant != "" {
+		if cfg.variantMode, err = parseFloorMode(variant); err != nil {
+			return fmt.Errorf("--floor-variant: %w", err)
+		}
+	}
+	return nil
 }
 
 func logf(format string, args ...any) {
@@ -118,7 +144,7 @@ func run(cfg config) (err error) {
 	if cfg.scale {
 		return runScale(bin, d, cfg.runs)
 	}
-	for _, mnt := range []string{d.mountpoint(), d.floorMountpoint()} {
+	for _, mnt := range []string{d.mountpoint(), d.floorMountpoint(), d.variantMountpoint()} {
 		if isMounted(mnt) {
 			logf("%s is still mounted from an earlier run: unmounting", mnt)
 			_ = runQuiet("umount", "-l", mnt)
@@ -147,10 +173,11 @@ func run(cfg config) (err error) {
 	}
 	defer func() { _ = removeCollections(d.nativeRoot(), nativeColls) }()
 
-	var live, floor liveMount
+	var live, floor, variant liveMount
 	defer live.stop()
 	defer floor.stop()
-	stopOnSignal(&live, &floor)
+	defer variant.stop()
+	stopOnSignal(&live, &floor, &variant)
 	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint(), cfg.readOnly) }); err != nil {
 		return err
 	}
@@ -162,13 +189,24 @@ func run(cfg config) (err error) {
 		}
 		floorDir = d.floorMountpoint()
 	}
+	variantDir := ""
+	variantOpts := floorOptions{timeout: cfg.floorOpts.timeout, mode: cfg.variantMode}
+	if cfg.floor && cfg.variantMode != "" {
+		logf("loading %s into the variant floor (%s) at %s", d.pagesDir(), cfg.variantMode, d.variantMountpoint())
+		if err := variant.start(func() (*mountProc, error) {
+			return startFloor(self, d.pagesDir(), d.variantMountpoint(), variantOpts)
+		}); err != nil {
+			return err
+		}
+		variantDir = d.variantMountpoint()
+	}
 	r := &runner{runs: cfg.runs, dropCaches: cfg.dropCaches, warm: !cfg.dropCaches, logf: logf}
 	if cfg.onlyViews {
 		fmt.Printf("storhfs bench, %s: %d records, views only, median of %d runs, %d CPUs, %s, load %s\n\n",
 			time.Now().UTC().Format("2006-01-02 15:04 MST"), cfg.records, cfg.runs, runtime.NumCPU(), kernelRelease(), loadAverage())
 		return benchViews(r, &live, bin, d, cfg.readOnly)
 	}
-	ops := buildOps(d, buckets, lists, floorDir)
+	ops := buildOps(d, buckets, lists, floorDir, variantDir)
 	var rows []row
 	for _, o := range ops.listing {
 		rw, err := r.measure(o)
@@ -189,6 +227,7 @@ func run(cfg config) (err error) {
 		rows = append(rows, rw)
 	}
 	floor.stop()
+	variant.stop()
 	if cfg.create > 0 {
 		rw, err := r.measure(createOp(self, d, cfg.create))
 		if err != nil {
@@ -209,6 +248,9 @@ func run(cfg config) (err error) {
 	sides := "native and mount"
 	if cfg.floor {
 		sides = "native, mount and FUSE floor (listing and reading rows)"
+		if cfg.variantMode != "" {
+			sides = "native, mount, FUSE floor and variant floor (listing and reading rows)"
+		}
 	}
 	mode := "read-write mount"
 	if cfg.readOnly {
@@ -219,11 +261,14 @@ func run(cfg config) (err error) {
 	writeTable(os.Stdout, rows)
 	if cfg.floor {
 		fmt.Println()
-		variant := "with the mount's options"
+		options := "with the mount's options"
 		if v := cfg.floorOpts.String(); v != "" {
-			variant = "VARIANT: the mount's options except " + v
+			options = "VARIANT: the mount's options except " + v
 		}
-		fmt.Printf("floor: a minimal go-fuse file system serving the same names and bytes from memory, %s (docs/bench.md).\n", variant)
+		fmt.Printf("floor: a minimal go-fuse file system serving the same names and bytes from memory, %s (docs/bench.md).\n", options)
+		if variantDir != "" {
+			fmt.Printf("variant: a second floor, the mount's options except %s.\n", variantOpts)
+		}
 	}
 	fmt.Println()
 	fmt.Println(rssLine("after listing and stat-ing every record", rssListing, rssLimit))

@@ -24,6 +24,7 @@ type op struct {
 	native     side
 	mount      side
 	floor      side // nil: not measured on the floor
+	variant    side // nil: not measured on the variant floor
 	goal       goal
 	rateCount  int  // > 0: show records/s for this many records
 	dropCaches bool // cold caches make sense for this operation
@@ -44,13 +45,18 @@ const (
 	onNative = iota
 	onMount
 	onFloor
+	onVariant
 )
 
-var sideNames = [...]string{onNative: "native", onMount: "mount", onFloor: "floor"}
+var sideNames = [...]string{onNative: "native", onMount: "mount", onFloor: "floor", onVariant: "variant"}
 
-// sides are the op's sides to measure, indexed by onNative, onMount, onFloor.
+// sides are the op's sides to measure, indexed by onNative, onMount,
+// onFloor, onVariant (a variant is measured only with a floor).
 func (o op) sides() []side {
-	if o.floor != nil {
+	switch {
+	case o.floor != nil && o.variant != nil:
+		return []side{o.native, o.mount, o.floor, o.variant}
+	case o.floor != nil:
 		return []side{o.native, o.mount, o.floor}
 	}
 	return []side{o.native, o.mount}
@@ -107,6 +113,9 @@ func (r *runner) measure(o op) (row, error) {
 		count: o.rateCount, goal: o.goal, note: note}
 	if o.floor != nil {
 		rw.floor = median(times[onFloor])
+	}
+	if o.floor != nil && o.variant != nil {
+		rw.variant = median(times[onVariant])
 	}
 	return rw, nil
 }

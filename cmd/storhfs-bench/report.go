@@ -33,6 +33,8 @@ type row struct {
 	native time.Duration
 	mount  time.Duration
 	floor  time.Duration // 0: not measured on the FUSE floor
+	// variant is the median on the variant floor (0: not measured).
+	variant time.Duration
 	// count > 0 shows the columns as rates (count / duration) instead of times.
 	count int
 	goal  goal
@@ -59,6 +61,15 @@ func (r row) floorCells() []string {
 	return []string{fmtDuration(r.floor),
 		fmt.Sprintf("%.2fx", ratioOf(r.floor, r.native)),
 		fmt.Sprintf("%.2fx", ratioOf(r.mount, r.floor))}
+}
+
+// variantCells are the variant floor's median and its ratio to native, or
+// dashes when the row was not measured on it.
+func (r row) variantCells() []string {
+	if r.variant <= 0 {
+		return []string{"-", "-"}
+	}
+	return []string{fmtDuration(r.variant), fmt.Sprintf("%.2fx", ratioOf(r.variant, r.native))}
 }
 
 func (r row) mountRate() float64  { return rate(r.count, r.mount) }
@@ -120,19 +131,28 @@ func median(ds []time.Duration) time.Duration {
 }
 
 // writeTable prints rows as a Markdown table; when a row was measured on
-// the FUSE floor, with the floor's columns between mount and goal.
+// the FUSE floor, with the floor's columns between mount and goal, and
+// the variant floor's after them.
 func writeTable(w io.Writer, rows []row) {
 	withFloor := slices.ContainsFunc(rows, func(r row) bool { return r.floor > 0 })
-	if !withFloor {
-		fmt.Fprintln(w, "| operation | native | mount | ratio | goal | met? |")
-		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | --- | --- |")
-	} else {
+	withVariant := slices.ContainsFunc(rows, func(r row) bool { return r.variant > 0 })
+	switch {
+	case withVariant:
+		fmt.Fprintln(w, "| operation | native | mount | mount/native | floor | floor/native | mount/floor | variant | variant/native | goal | met? |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+	case withFloor:
 		fmt.Fprintln(w, "| operation | native | mount | mount/native | floor | floor/native | mount/floor | goal | met? |")
 		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+	default:
+		fmt.Fprintln(w, "| operation | native | mount | ratio | goal | met? |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | --- | --- |")
 	}
 	for _, r := range rows {
 		c := r.cells()
-		if withFloor {
+		switch {
+		case withVariant:
+			c = slices.Concat(c[:4], r.floorCells(), r.variantCells(), c[4:])
+		case withFloor:
 			c = slices.Concat(c[:4], r.floorCells(), c[4:])
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(c, " | "))

@@ -209,3 +209,51 @@ func TestMeasureWithFloor(t *testing.T) {
 		t.Errorf("without floor: %+v, %v", rw, err)
 	}
 }
+
+func TestWriteTableWithVariant(t *testing.T) {
+	var b strings.Builder
+	writeTable(&b, []row{
+		{op: "cat", native: time.Second, mount: 6 * time.Second, floor: 3 * time.Second, variant: 2 * time.Second, goal: maxRatio(1.5)},
+		{op: "ls", native: time.Second, mount: 2 * time.Second, floor: time.Second, goal: maxRatio(2)},
+	})
+	want := "| operation | native | mount | mount/native | floor | floor/native | mount/floor | variant | variant/native | goal | met? |\n" +
+		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n" +
+		"| cat | 1.00 s | 6.00 s | 6.00x | 3.00 s | 3.00x | 2.00x | 2.00 s | 2.00x | ≤ 1.5x | NO |\n" +
+		"| ls | 1.00 s | 2.00 s | 2.00x | 1.00 s | 1.00x | 2.00x | - | - | ≤ 2.0x | yes |\n"
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestMeasureWithVariant(t *testing.T) {
+	fixed := func(d time.Duration, out int64) side {
+		return func(run int) (time.Duration, int64, error) { return d + time.Duration(run)*time.Millisecond, out, nil }
+	}
+	r := &runner{runs: 3, warm: true, logf: func(string, ...any) {}}
+	o := op{name: "x", goal: maxRatio(2), sameOutput: true,
+		native: fixed(10*time.Millisecond, 5), mount: fixed(30*time.Millisecond, 5),
+		floor: fixed(20*time.Millisecond, 5), variant: fixed(40*time.Millisecond, 7)}
+	rw, err := r.measure(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rw.floor != 21*time.Millisecond || rw.variant != 41*time.Millisecond || rw.note != "MISMATCH: native 5, variant 7" {
+		t.Errorf("row %+v", rw)
+	}
+	o.floor = nil // a variant is measured only beside a floor
+	if rw, err = r.measure(o); err != nil || rw.variant != 0 {
+		t.Errorf("without floor: %+v, %v", rw, err)
+	}
+}
+
+func TestParseCacheDrops(t *testing.T) {
+	n, err := parseCacheDrops([]byte("nr_free_pages 5\ndrop_pagecache 652\ndrop_slab 661\nnr_foo 1\n"))
+	if err != nil || n != 1313 {
+		t.Errorf("parseCacheDrops = %d, %v; want 1313", n, err)
+	}
+	for _, bad := range []string{"", "drop_pagecache 1\n", "drop_pagecache x\ndrop_slab 1\n"} {
+		if _, err := parseCacheDrops([]byte(bad)); err == nil {
+			t.Errorf("parseCacheDrops(%q) accepted", bad)
+		}
+	}
+}
