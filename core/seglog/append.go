@@ -101,7 +101,7 @@ func (l *Log) repairTail(a *activeSegment, size int64) (int64, error) {
 	if err != nil {
 		return size, err
 	}
-	if _, _, _, verr := validateFast(frag); verr == nil {
+	if _, _, _, _, verr := validateFast(frag); verr == nil {
 		if _, err := a.f.WriteAt([]byte{'\n'}, size); err != nil {
 			return size, err
 		}

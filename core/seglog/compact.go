@@ -73,7 +73,6 @@ func (l *Log) compactLocked() error {
 			l.state.move(m.id, seg, m.off)
 		}
 	}
-	l.dropReaders()
 	return nil
 }
 
@@ -127,7 +126,7 @@ func (cw *compactWriter) copySegment(file string, seg int32) ([]string, error) {
 	var removed []string
 	sc := newLineScanner(f, 0, -1, l.buf)
 	for {
-		line, off, _, ok := sc.line()
+		line, off, ok := sc.line()
 		if !ok {
 			break
 		}

@@ -1,14 +1,11 @@
 package seglog
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"os"
 	"strconv"
 
-	"github.com/storhfs/storhfs/core/fsutil"
-	"github.com/storhfs/storhfs/core/guard"
 	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
@@ -27,10 +24,11 @@ func (l *Log) Get(id string) (*Record, error) {
 	if !ok || loc.deleted {
 		return nil, nil
 	}
-	f, err := l.readHandle(loc.seg)
+	f, release, err := l.openSegment(l.segs.names[loc.seg], loc.seg)
 	if err != nil {
-		return nil, &SegmentOpenError{File: l.segs.names[loc.seg], Err: err}
+		return nil, err
 	}
+	defer release()
 	return readRecordAt(f, loc.off, id)
 }
 
@@ -54,63 +52,15 @@ func readRecordAt(f io.ReaderAt, off int64, id string) (*Record, error) {
 	return &Record{ID: id, Data: recordData(env.data)}, nil
 }
 
-func (l *Log) readHandle(seg int32) (*os.File, error) {
-	if f, ok := l.readers[seg]; ok {
-		return f, nil
-	}
-	f, err := fsutil.OpenFile(l.segDir+"/"+l.segs.names[seg], os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	l.readers[seg] = f
-	return f, nil
-}
-
 // readLineAt reads the line starting at off (up to and including "\n",
-// or to EOF), sized from its length field so that one or two reads do.
+// or to EOF), within the scanner's bounds.
 func readLineAt(f io.ReaderAt, off int64) ([]byte, error) {
-	buf := make([]byte, 512)
-	n, err := f.ReadAt(buf, off)
-	if n == 0 {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
+	sc := newLineScanner(f, off, -1, make([]byte, 512))
+	line, _, ok := sc.line()
+	if !ok && sc.Err() == nil {
+		return nil, io.ErrUnexpectedEOF
 	}
-	buf = buf[:n]
-	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-		return buf[:i+1], nil
-	}
-	if n < 512 {
-		return buf, nil // last line without "\n"
-	}
-	want := int64(0)
-	if t1 := bytes.IndexByte(buf, '\t'); t1 >= 0 {
-		if t2 := bytes.IndexByte(buf[t1+1:], '\t'); t2 >= 0 {
-			if d := guard.PHPIntCast(buf[:t1]); d > 0 && d <= MaxLineBytes {
-				want = int64(t1+1+t2+1) + d + 2
-			}
-		}
-	}
-	if want <= int64(n) {
-		// Unknown length: read on in the scanner's bounded way.
-		sc := newLineScanner(f, off, -1, nil)
-		line, _, _, ok := sc.line()
-		if !ok {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return line, sc.Err()
-	}
-	full := make([]byte, want)
-	m, err := f.ReadAt(full, off)
-	full = full[:m]
-	if i := bytes.IndexByte(full, '\n'); i >= 0 {
-		return full[:i+1], nil
-	}
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
-	return full, nil
+	return line, sc.Err()
 }
 
 // Stream calls fn for each live record in storh's stream order (docs/format/segmentedlog.md §4.3):
@@ -188,7 +138,7 @@ func plainID(b []byte) bool {
 func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, ordered bool, q *StreamQuery, fn func(Record) error, yielded *int) (bool, error) {
 	sc := newLineScanner(f, start, l.readLimit(seg), l.buf)
 	for {
-		line, off, _, ok := sc.line()
+		line, off, ok := sc.line()
 		if !ok {
 			break
 		}
@@ -256,7 +206,7 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 // validation read, which a foreign line's full decode may contradict.
 func (l *view) isCurrentLine(line []byte, id string, seg int32, off int64) bool {
 	if l.state.sequential {
-		_, rid, _, err := validateFast(line)
+		_, rid, _, _, err := validateFast(line)
 		return err == nil && string(rid) == id
 	}
 	return l.state.isCurrent([]byte(id), seg, off)

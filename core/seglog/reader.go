@@ -321,7 +321,7 @@ func (s *Snapshot) SegmentLines(file string) iter.Seq2[[]byte, error] {
 		sc := newLineScanner(f, 0, s.v.readLimit(seg), nil)
 		var out []byte
 		for {
-			line, off, _, ok := sc.line()
+			line, off, ok := sc.line()
 			if !ok {
 				break
 			}

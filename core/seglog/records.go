@@ -65,7 +65,7 @@ func (r *RecordLines) Next() ([]byte, error) {
 			}
 			continue
 		}
-		line, off, _, ok := r.sc.line()
+		line, off, ok := r.sc.line()
 		if !ok {
 			err := r.sc.Err()
 			r.closeSegment()

@@ -48,26 +48,22 @@ func (l *Log) recoverFrom(m *manifest) error {
 		}
 	}
 	l.dropActive()
-	l.dropReaders()
 	segs := newSegTable()
 	state := newStateIndexFor(m)
-	entries := m.segments()
-	jobs := make([]*segmentJob, len(entries))
-	for i, e := range entries {
-		jobs[i] = &segmentJob{path: l.segDir + "/" + e.file, seg: segs.id(e.file)}
-		if e == m.active {
-			jobs[i].interval = l.opts.SparseIndexInterval
-		}
-	}
-	if err := replaySegments(jobs, replayRecover, state, l.buf); err != nil {
-		return err
-	}
 	stats := map[int32]*segStats{}
-	for i, e := range entries {
-		if r := jobs[i].res; r.missing {
+	for _, e := range m.segments() {
+		seg, interval := segs.id(e.file), int64(0)
+		if e == m.active {
+			interval = l.opts.SparseIndexInterval
+		}
+		r, err := replaySegment(l.segDir+"/"+e.file, seg, replayRecover, state, interval, l.buf)
+		if err != nil {
+			return err // later segments are neither read nor truncated
+		}
+		if r.missing {
 			e.setStats(nil)
 		} else {
-			stats[jobs[i].seg] = r.stats
+			stats[seg] = r.stats
 			e.setStats(r.stats)
 		}
 	}
@@ -76,28 +72,6 @@ func (l *Log) recoverFrom(m *manifest) error {
 	}
 	l.segs, l.state, l.stats = segs, state, stats
 	l.sparse = newSparseCache()
-	return nil
-}
-
-// segmentJob is one segment of a recovery replay and its outcome.
-type segmentJob struct {
-	path     string
-	seg      int32
-	interval int64 // sparse interval (the active segment), 0 for none
-	res      segReplay
-}
-
-// replaySegments replays jobs in order into st (last write wins) and
-// fills each job's res. It stops at the first error: later segments are
-// neither read nor truncated.
-func replaySegments(jobs []*segmentJob, mode replayMode, st *stateIndex, buf []byte) error {
-	for _, j := range jobs {
-		r, err := replaySegment(j.path, j.seg, mode, st, j.interval, buf)
-		j.res = r
-		if err != nil {
-			return err
-		}
-	}
 	return nil
 }
 

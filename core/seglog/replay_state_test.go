@@ -22,7 +22,7 @@ func refReplay(body []byte, seg int32) (refState, int64) {
 			n = len(body)
 		}
 		line := body[:n]
-		op, id, _, err := validateFast(line)
+		op, id, _, _, err := validateFast(line)
 		if err != nil {
 			return st, off
 		}
