@@ -176,21 +176,13 @@ func (ap *appender) flushAndRoll() error {
 	return nil
 }
 
-// addPut appends a canonical put line for (id, data), a batch row's:
-// PHP's appendMany/appendStream encode data alone (encode_put_line), so
-// it may nest 512 deep. Put encodes the whole envelope: see addSinglePut.
-func (ap *appender) addPut(id string, data *phpjson.Array) error {
-	return ap.addPutDepth(id, data, phpjson.DefaultDepth)
-}
-
-// addSinglePut appends Put's line: PHP's put() encodes the envelope
-// {"op","id","data"} with depth 512 (encode_line), which leaves data 511
-// levels; a 512-deep data fails with "Maximum stack depth exceeded".
-func (ap *appender) addSinglePut(id string, data *phpjson.Array) error {
-	return ap.addPutDepth(id, data, phpjson.DefaultDepth-1)
-}
-
-func (ap *appender) addPutDepth(id string, data *phpjson.Array, maxDepth int) error {
+// addPut appends a canonical put line for (id, data), its data encoded at
+// most maxDepth deep: PHP's appendMany/appendStream encode data alone
+// (encode_put_line), so it may nest phpjson.DefaultDepth deep; put()
+// encodes the envelope {"op","id","data"} (encode_line), which leaves data
+// one level less, and a deeper one fails with "Maximum stack depth
+// exceeded".
+func (ap *appender) addPut(id string, data *phpjson.Array, maxDepth int) error {
 	p := append(ap.payload[:0], putPrefix...)
 	p = append(p, id...)
 	p = append(p, dataInfix...)
@@ -274,7 +266,7 @@ func (l *Log) Put(data *phpjson.Array, id string) (Record, error) {
 		if err != nil {
 			return err
 		}
-		if err := ap.addSinglePut(id, data); err != nil {
+		if err := ap.addPut(id, data, phpjson.DefaultDepth-1); err != nil {
 			return err
 		}
 		return ap.flush()
@@ -290,20 +282,11 @@ func (l *Log) Delete(id string) error {
 	if !uuidv7.Valid(id) {
 		return uuidv7.ErrInvalid
 	}
-	return l.withLock(func() error {
-		ap, err := l.beginAppend()
-		if err != nil {
-			return err
-		}
-		if err := ap.addDelete(id); err != nil {
-			return err
-		}
-		return ap.flush()
-	})
+	return l.deleteMany([]string{id})
 }
 
 // deleteMany appends tombstones for ids under one lock and fsyncs once per
-// chunk (used by retention).
+// chunk (Delete, and retention).
 func (l *Log) deleteMany(ids []string) error {
 	if len(ids) == 0 {
 		return nil
@@ -369,7 +352,7 @@ func (l *Log) AppendMany(rows []phpjson.Value) ([]Record, error) {
 			return err
 		}
 		for _, r := range recs {
-			if err := ap.addPut(r.ID, r.Data); err != nil {
+			if err := ap.addPut(r.ID, r.Data, phpjson.DefaultDepth); err != nil {
 				return err
 			}
 		}
@@ -408,7 +391,7 @@ func (l *Log) AppendStream(next func() (phpjson.Value, bool, error)) (int, error
 					return err
 				}
 			}
-			if err := ap.addPut(id, data); err != nil {
+			if err := ap.addPut(id, data, phpjson.DefaultDepth); err != nil {
 				return err
 			}
 			n++

@@ -250,7 +250,7 @@ func BenchmarkReaderSnapshotRecords(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if n, err := s.RecordsSize(); err != nil || n == 0 {
+		if n, err := recordsSize(s); err != nil || n == 0 {
 			b.Fatal(err)
 		}
 	}

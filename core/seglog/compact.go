@@ -3,8 +3,8 @@ package seglog
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
-	"strconv"
 
 	"golang.org/x/sync/errgroup"
 
@@ -63,14 +63,14 @@ func (l *Log) compactLocked() error {
 	}
 	// Commit point passed: move the state to the outputs.
 	for _, id := range removed {
-		l.state.remove(id)
+		l.state.remove([]byte(id))
 	}
 	for _, o := range cw.outputs {
 		seg := l.segs.id(o.name)
 		o.stats.sparse = nil
 		l.stats[seg] = o.stats
 		for _, m := range o.moved {
-			l.state.move(m.id, seg, m.off)
+			l.state.move([]byte(m.id), seg, m.off)
 		}
 	}
 	return nil
@@ -214,11 +214,7 @@ func (cw *compactWriter) write(id string, idB, line []byte) error {
 func (cw *compactWriter) openNext() error {
 	for {
 		cw.counter++
-		n := strconv.FormatInt(cw.counter, 10)
-		for len(n) < 6 {
-			n = "0" + n
-		}
-		name := "compact-" + cw.token + "-" + n + ".ndjson"
+		name := fmt.Sprintf("compact-%s-%06d.ndjson", cw.token, cw.counter)
 		path := cw.l.segDir + "/" + name
 		if fi, err := fsutil.Stat(path); err == nil && fi.Mode().IsRegular() {
 			continue

@@ -164,7 +164,7 @@ func TestSnapshotKeepsRemovedSegments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSize, err := s.RecordsSize()
+	wantSize, err := recordsSize(s)
 	if err != nil {
 		t.Fatal(err)
 	}

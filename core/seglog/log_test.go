@@ -94,7 +94,7 @@ func TestReaderNeverModifies(t *testing.T) {
 		total += int64(len(line))
 		n++
 	}
-	if size, err := s.RecordsSize(); err != nil || size != total || n != len(want) || s.Live() != n {
+	if size, err := recordsSize(s); err != nil || size != total || n != len(want) || s.Live() != n {
 		t.Fatalf("RecordsSize %d (%v), lines %d bytes %d, live %d", size, err, n, total, s.Live())
 	}
 	for _, seg := range segs {

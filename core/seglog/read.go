@@ -20,7 +20,7 @@ func (l *Log) Get(id string) (*Record, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	loc, ok := l.state.lookupString(id)
+	loc, ok := l.state.lookup([]byte(id))
 	if !ok || loc.deleted {
 		return nil, nil
 	}

@@ -60,10 +60,6 @@ type Snapshot struct {
 	v        view
 	segments []SegmentInfo
 
-	sizeOnce sync.Once
-	size     int64
-	sizeErr  error
-
 	// recordsSize is the records view's size counted during the replay,
 	// valid when recordsExact (see segReplay.recordsBytes).
 	recordsSize  int64
@@ -84,46 +80,30 @@ const snapshotRetries = 3
 
 // Snapshot reads the manifest and replays every listed segment.
 func (r *Reader) Snapshot() (*Snapshot, error) {
-	var s *Snapshot
-	var err error
-	for attempt := 0; attempt <= snapshotRetries; attempt++ {
-		var vanished bool
-		s, vanished, err = r.snapshotOnce()
+	for attempt := 0; ; attempt++ {
+		m, err := readManifest(r.dir)
+		if err != nil {
+			return nil, err
+		}
+		s, vanished, err := r.snapshotOf(m)
 		if err != nil || !vanished || attempt == snapshotRetries {
 			return s, err
 		}
 		s.Close()
 	}
-	return s, err
-}
-
-func (r *Reader) snapshotOnce() (*Snapshot, bool, error) {
-	m, err := readManifest(r.dir)
-	if err != nil {
-		return nil, false, err
-	}
-	return r.snapshotOf(m)
 }
 
 // snapshotOf replays the segments m lists; vanished reports a listed
 // compact-* file that is missing. The replay first assumes an append-only
 // log of increasing ids (a sequential index, no per-id memory, and the
 // records view's size counted on the way); the first line contradicting
-// that starts it over with a full index.
+// that starts it over with a full index. On error nothing stays open.
 func (r *Reader) snapshotOf(m *manifest) (*Snapshot, bool, error) {
-	s, vanished, err := r.replayInto(m, newSequentialIndex())
-	if err != nil || !s.v.state.broken {
-		return s, vanished, err
+	s, vanished, err := r.replay(m, newSequentialIndex())
+	if err == nil && s.v.state.broken {
+		s.Close()
+		s, vanished, err = r.replay(m, newStateIndexFor(m))
 	}
-	s.Close()
-	return r.replayInto(m, newStateIndexFor(m))
-}
-
-// replayInto replays m's segments into state, keeping them open (see
-// heldSegments); it returns early once a sequential state breaks. On
-// error nothing stays open.
-func (r *Reader) replayInto(m *manifest, state *stateIndex) (s *Snapshot, vanished bool, err error) {
-	s, vanished, err = r.replayOpen(m, state)
 	if err != nil {
 		s.Close()
 		return nil, false, err
@@ -131,7 +111,9 @@ func (r *Reader) replayInto(m *manifest, state *stateIndex) (s *Snapshot, vanish
 	return s, vanished, nil
 }
 
-func (r *Reader) replayOpen(m *manifest, state *stateIndex) (*Snapshot, bool, error) {
+// replay replays m's segments into state, keeping them open (see
+// heldSegments); it returns early once a sequential state breaks.
+func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error) {
 	s := &Snapshot{dir: r.dir, recordsExact: state.sequential, trusted: map[int32]uint64{}}
 	s.v = view{
 		segDir: r.dir + "/" + segmentsDirName,
@@ -266,7 +248,7 @@ func (s *Snapshot) Get(id string) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc, ok := v.state.lookupString(id)
+	loc, ok := v.state.lookup([]byte(id))
 	if !ok || loc.deleted {
 		return nil, nil
 	}
@@ -277,28 +259,6 @@ func (s *Snapshot) Get(id string) (*Record, error) {
 	}
 	defer release()
 	return readRecordAt(f, loc.off, id)
-}
-
-// RecordsSize is the exact byte size of everything Records yields: known
-// from the replay for an append-only log of canonical lines (see
-// KnownRecordsSize), else computed once per snapshot by one pass.
-func (s *Snapshot) RecordsSize() (int64, error) {
-	if n, ok := s.KnownRecordsSize(); ok {
-		return n, nil
-	}
-	s.sizeOnce.Do(func() {
-		for line, err := range s.Records() {
-			if err != nil {
-				if _, ok := err.(*LineError); ok {
-					continue
-				}
-				s.sizeErr = err
-				return
-			}
-			s.size += int64(len(line))
-		}
-	})
-	return s.size, s.sizeErr
 }
 
 // SegmentLines yields the payload of each valid line of segment file (up

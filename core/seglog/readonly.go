@@ -58,25 +58,16 @@ func (s *Snapshot) Verify() Health {
 		h.Stats = s.Stats()
 		return h
 	}
-	buf := make([]byte, scanBufSize)
-	if err := verifyReplay(full.segDir, full.man, full.segs, full.state, buf); err != nil {
-		h.Errors = append(h.Errors, err.Error())
-	}
 	v := *full
 	v.man = withoutMissingActive(v.segDir, v.man)
 	v.limits = nil // the stream reads every segment to EOF, past the valid prefix
 	v.held = nil   // ... of the files as they are now
-	v.buf = buf
-	if err := v.streamLocked(&StreamQuery{strict: true}, func(Record) error { return nil }); err != nil {
-		h.Errors = append(h.Errors, err.Error())
-	}
+	v.buf = make([]byte, scanBufSize)
+	h.Errors = v.verify()
 	h.Stats = s.Stats()
 	h.OK = len(h.Errors) == 0
 	return h
 }
-
-// Health is Verify.
-func (s *Snapshot) Health() Health { return s.Verify() }
 
 // segmentBytes is stats().bytes: the sizes of the files the manifest's
 // entries name (an entry listed twice counts twice, as in PHP).
@@ -88,23 +79,6 @@ func segmentBytes(segDir string, m *manifest) int64 {
 		}
 	}
 	return n
-}
-
-// verifyReplay replays every listed segment with full decode (no
-// truncation) and compares the result with state: the first invalid line's
-// error, else ErrStateDrift when any id's location differs. segs must
-// already hold every listed file name (then it is only read).
-func verifyReplay(segDir string, m *manifest, segs *segTable, state *stateIndex, buf []byte) error {
-	fresh := newStateIndex()
-	for _, e := range m.segments() {
-		if _, err := replaySegment(segDir+"/"+e.file, segs.id(e.file), replayVerify, fresh, 0, buf); err != nil {
-			return err
-		}
-	}
-	if !fresh.sameAs(state) {
-		return ErrStateDrift
-	}
-	return nil
 }
 
 // withoutMissingActive is m without the entries naming the active file

@@ -45,8 +45,8 @@ func (s *Snapshot) RecordLines() *RecordLines {
 
 // KnownRecordsSize is the records view's size when the replay could count
 // it: an append-only log (no overwrite, no tombstone, increasing ids)
-// whose lines are canonical puts. Otherwise ok is false (RecordsSize
-// then makes one pass).
+// whose lines are canonical puts. Otherwise ok is false (the size is
+// then one pass over RecordLines).
 func (s *Snapshot) KnownRecordsSize() (int64, bool) {
 	return s.recordsSize, s.v.state.sequential && s.recordsExact
 }

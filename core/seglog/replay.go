@@ -119,7 +119,7 @@ func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval
 			res.bad, res.badOff = lineErr, off
 			break
 		}
-		if !st.add(id, op, seg, off) {
+		if st.apply(id, op, seg, off); st.broken {
 			return res, nil
 		}
 		if st.sequential { // every line so far is current

@@ -62,8 +62,8 @@ func checkReplayState(t *testing.T, body []byte) {
 			live++
 		}
 	}
-	if got.entries() != len(want) || got.live != live || got.deleted != deleted {
-		t.Fatalf("entries %d live %d deleted %d, want %d %d %d", got.entries(), got.live, got.deleted, len(want), live, deleted)
+	if len(got.uuids)+len(got.other) != len(want) || got.live != live || got.deleted != deleted {
+		t.Fatalf("entries %d live %d deleted %d, want %d %d %d", len(got.uuids)+len(got.other), got.live, got.deleted, len(want), live, deleted)
 	}
 }
 
