@@ -256,7 +256,6 @@ func (cw *compactWriter) finishCurrent() {
 	o.stats.end = o.pos
 	segDir := cw.l.segDir
 	idxPath := segDir + "/" + indexNameFor(o.name)
-	cw.l.sparse.invalidate(idxPath)
 	cw.finishing.Go(func() error { return o.finish(segDir, idxPath) })
 }
 

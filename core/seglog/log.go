@@ -49,7 +49,7 @@ func Open(root, collection string, opts Options) (*Log, error) {
 		opts.NewID = gen.New
 	}
 	l := &Log{
-		view: view{segDir: dir + "/" + segmentsDirName, buf: make([]byte, scanBufSize), sparse: newSparseCache()},
+		view: view{segDir: dir + "/" + segmentsDirName, buf: make([]byte, scanBufSize)},
 		dir:  dir,
 		opts: opts,
 	}

@@ -85,11 +85,6 @@ func (q *StreamQuery) skipSegment(min, max string) bool {
 	return (q.hasAfter && max <= q.after) || (q.hasLower && max < q.lower) || (q.hasUpper && min > q.upper)
 }
 
-// skipSegmentBytes is skipSegment for raw bounds (no string copies).
-func (q *StreamQuery) skipSegmentBytes(min, max []byte) bool {
-	return (q.hasAfter && string(max) <= q.after) || (q.hasLower && string(max) < q.lower) || (q.hasUpper && string(min) > q.upper)
-}
-
 // matchID applies the id filters.
 func (q *StreamQuery) matchID(id string) bool {
 	return (!q.hasAfter || id > q.after) && (!q.hasLower || id >= q.lower) && (!q.hasUpper || id <= q.upper)

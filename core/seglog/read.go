@@ -85,24 +85,18 @@ func (l *view) streamLocked(q *StreamQuery, fn func(Record) error) error {
 	seekID, hasSeek := q.seekID()
 	for _, e := range l.man.segments() {
 		seg := l.segs.id(e.file)
-		// Bounds from this instance's scan stats when it has them (compared
-		// in place, without copies), else from the manifest entry.
-		known, ordered := e.hasMin, e.ordered
-		var skip, minBelowSeek bool
+		// Bounds from this instance's scan stats when it has them, else
+		// from the manifest entry.
+		known, ordered, min, max := e.hasMin, e.ordered, e.min, e.max
 		if st := l.stats[seg]; st != nil {
-			known, ordered = st.records > 0, st.ordered
-			skip = known && q.skipSegmentBytes(st.minB, st.maxB)
-			minBelowSeek = string(st.minB) < seekID
-		} else {
-			skip = known && q.skipSegment(e.min, e.max)
-			minBelowSeek = e.min < seekID
+			known, ordered, min, max = st.records > 0, st.ordered, st.min(), st.max()
 		}
-		if skip {
+		if known && q.skipSegment(min, max) {
 			continue
 		}
 		var start int64
-		if hasSeek && e.hasIndex && ordered && known && minBelowSeek {
-			start = seekOffset(l.sparse.get(l.segDir+"/"+e.index), seekID)
+		if hasSeek && e.hasIndex && ordered && known && min < seekID {
+			start = seekOffset(l.segDir+"/"+e.index, seekID)
 		}
 		f, release, err := l.openSegment(e.file, seg)
 		if err != nil {

@@ -122,7 +122,6 @@ func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error)
 		state:  state,
 		stats:  map[int32]*segStats{},
 		limits: map[int32]int64{},
-		sparse: newSparseCache(),
 		held:   newHeldSegments(),
 	}
 	buf := make([]byte, scanBufSize)

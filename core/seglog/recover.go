@@ -71,7 +71,6 @@ func (l *Log) recoverFrom(m *manifest) error {
 		return err
 	}
 	l.segs, l.state, l.stats = segs, state, stats
-	l.sparse = newSparseCache()
 	return nil
 }
 

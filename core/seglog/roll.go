@@ -33,7 +33,6 @@ func (l *Log) rollLocked() error {
 	}
 	l.dropActive()
 	idxPath := l.segDir + "/" + indexNameFor(name)
-	l.sparse.invalidate(idxPath)
 	if err := writeSparse(idxPath, st.sparse); err != nil {
 		return err
 	}
