@@ -2,6 +2,7 @@ package seglog
 
 import (
 	"fmt"
+	"io"
 	"iter"
 	"os"
 	"strings"
@@ -64,10 +65,10 @@ type Snapshot struct {
 	// valid when recordsExact (see segReplay.recordsBytes).
 	recordsSize  int64
 	recordsExact bool
-	// trusted holds, for a sequential snapshot, the inode of each segment
-	// whose replayed prefix is all canonical puts with valid ids (see
+	// trusted holds, for a sequential snapshot, each segment whose
+	// replayed prefix is all canonical puts with valid ids (see
 	// RecordLines).
-	trusted map[int32]uint64
+	trusted map[int32]bool
 
 	fullOnce sync.Once
 	full     *view
@@ -114,7 +115,7 @@ func (r *Reader) snapshotOf(m *manifest) (*Snapshot, bool, error) {
 // replay replays m's segments into state, keeping them open (see
 // heldSegments); it returns early once a sequential state breaks.
 func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error) {
-	s := &Snapshot{dir: r.dir, recordsExact: state.sequential, trusted: map[int32]uint64{}}
+	s := &Snapshot{dir: r.dir, recordsExact: state.sequential, trusted: map[int32]bool{}}
 	s.v = view{
 		segDir: r.dir + "/" + segmentsDirName,
 		man:    m,
@@ -150,7 +151,7 @@ func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error)
 			s.recordsSize += res.recordsBytes
 			s.recordsExact = s.recordsExact && res.recordsExact
 			if state.sequential && res.recordsExact && res.ino != 0 && !res.unterminated {
-				s.trusted[seg] = res.ino
+				s.trusted[seg] = true
 			}
 		}
 		s.segments = append(s.segments, info)
@@ -230,17 +231,6 @@ func (s *Snapshot) scanView() *view {
 	return &v
 }
 
-// Stream calls fn for each live record in storh's stream order with the
-// query's filters (docs/format/segmentedlog.md §4.3). An undecodable line fails the stream unless
-// q.ContinueOnError is set, as in PHP.
-func (s *Snapshot) Stream(q StreamQuery, fn func(Record) error) error {
-	err := s.scanView().streamLocked(&q, fn)
-	if err == errStopStream {
-		return nil
-	}
-	return err
-}
-
 // Get returns the live record id, or nil.
 func (s *Snapshot) Get(id string) (*Record, error) {
 	v, err := s.fullView()
@@ -270,39 +260,26 @@ func (s *Snapshot) SegmentLines(file string) iter.Seq2[[]byte, error] {
 			yield(nil, fmt.Errorf("segment %s is not in the manifest: %w", file, os.ErrNotExist))
 			return
 		}
-		f, release, err := s.v.openSegment(file, seg)
+		lines, err := s.scanView().openLines(file, seg)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		defer release()
-		tail, hasTail := s.v.tailOf(seg)
-		sc := newLineScanner(f, 0, s.v.readLimit(seg), nil)
+		defer lines.release()
 		var out []byte
 		for {
-			line, off, ok := sc.line()
-			if !ok {
-				break
-			}
-			payload, err := frameFast(line)
-			if err != nil {
-				// The replay validated every line below the limit.
-				yield(nil, &SegmentChangedError{File: file, Offset: off})
+			_, payload, _, err := lines.next()
+			if err == io.EOF {
 				return
 			}
-			if hasTail {
-				if err := tail.check(file, off, line); err != nil {
-					yield(nil, err)
-					return
-				}
+			if err != nil {
+				yield(nil, err)
+				return
 			}
 			out = append(append(out[:0], payload...), '\n')
 			if !yield(out, nil) {
 				return
 			}
-		}
-		if err := sc.Err(); err != nil {
-			yield(nil, err)
 		}
 	}
 }
