@@ -248,6 +248,22 @@ func (l *Log) withLock(fn func() error) (err error) {
 	return fn()
 }
 
+// appendLocked runs fill with an appender under withLock and flushes what
+// it added; lines of a fill that fails stay unwritten but for the chunks
+// already flushed.
+func (l *Log) appendLocked(fill func(*appender) error) error {
+	return l.withLock(func() error {
+		ap, err := l.beginAppend()
+		if err != nil {
+			return err
+		}
+		if err := fill(ap); err != nil {
+			return err
+		}
+		return ap.flush()
+	})
+}
+
 // Put appends a put of data under id ("" = generate) with one fsync.
 func (l *Log) Put(data *phpjson.Array, id string) (Record, error) {
 	if id == "" {
@@ -261,16 +277,7 @@ func (l *Log) Put(data *phpjson.Array, id string) (Record, error) {
 	if data == nil {
 		data = phpjson.NewArray(0)
 	}
-	err := l.withLock(func() error {
-		ap, err := l.beginAppend()
-		if err != nil {
-			return err
-		}
-		if err := ap.addPut(id, data, phpjson.DefaultDepth-1); err != nil {
-			return err
-		}
-		return ap.flush()
-	})
+	err := l.appendLocked(func(ap *appender) error { return ap.addPut(id, data, phpjson.DefaultDepth-1) })
 	if err != nil {
 		return Record{}, err
 	}
@@ -291,17 +298,13 @@ func (l *Log) deleteMany(ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return l.withLock(func() error {
-		ap, err := l.beginAppend()
-		if err != nil {
-			return err
-		}
+	return l.appendLocked(func(ap *appender) error {
 		for _, id := range ids {
 			if err := ap.addDelete(id); err != nil {
 				return err
 			}
 		}
-		return ap.flush()
+		return nil
 	})
 }
 
@@ -346,17 +349,13 @@ func (l *Log) AppendMany(rows []phpjson.Value) ([]Record, error) {
 	if len(rows) == 0 {
 		return recs, nil
 	}
-	err := l.withLock(func() error {
-		ap, err := l.beginAppend()
-		if err != nil {
-			return err
-		}
+	err := l.appendLocked(func(ap *appender) error {
 		for _, r := range recs {
 			if err := ap.addPut(r.ID, r.Data, phpjson.DefaultDepth); err != nil {
 				return err
 			}
 		}
-		return ap.flush()
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -369,18 +368,11 @@ func (l *Log) AppendMany(rows []phpjson.Value) ([]Record, error) {
 // validated one by one; chunks already flushed stay on failure.
 func (l *Log) AppendStream(next func() (phpjson.Value, bool, error)) (int, error) {
 	n := 0
-	err := l.withLock(func() error {
-		ap, err := l.beginAppend()
-		if err != nil {
-			return err
-		}
+	err := l.appendLocked(func(ap *appender) error {
 		for {
 			row, ok, err := next()
-			if err != nil {
+			if err != nil || !ok {
 				return err
-			}
-			if !ok {
-				break
 			}
 			id, data, explicit := rowRecord(row)
 			if explicit && !uuidv7.Valid(id) {
@@ -396,7 +388,6 @@ func (l *Log) AppendStream(next func() (phpjson.Value, bool, error)) (int, error
 			}
 			n++
 		}
-		return ap.flush()
 	})
 	return n, err
 }

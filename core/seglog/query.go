@@ -65,18 +65,10 @@ func (q *StreamQuery) Limit(n int) error {
 
 // seekID is the larger of after and lower, if any is set.
 func (q *StreamQuery) seekID() (string, bool) {
-	switch {
-	case q.hasAfter && q.hasLower:
-		if q.after > q.lower {
-			return q.after, true
-		}
-		return q.lower, true
-	case q.hasAfter:
+	if q.hasAfter && (!q.hasLower || q.after > q.lower) {
 		return q.after, true
-	case q.hasLower:
-		return q.lower, true
 	}
-	return "", false
+	return q.lower, q.hasLower
 }
 
 // skipSegment applies the min/max rules of docs/format/segmentedlog.md §4.4.

@@ -28,14 +28,12 @@ func NewReader(dir string) *Reader { return &Reader{dir: dir} }
 // SegmentInfo describes one manifest-listed segment as a snapshot saw it.
 type SegmentInfo struct {
 	File         string
-	Sealed       bool
 	Missing      bool   // listed but absent (or unreadable): skipped
 	Size         int64  // bytes seen when replaying
 	ValidEnd     int64  // end of the valid prefix; reads stop here
 	Lines        int64  // valid lines (puts and tombstones)
 	PayloadBytes int64  // size of the valid lines with framing stripped (payload + "\n" each)
 	Err          error  // first invalid line (torn or corrupt), nil if none
-	ErrOffset    int64  // its offset
 	Ino          uint64 // the file replayed (0 when unknown)
 	// Unterminated: the last valid line has no "\n", so storh may still
 	// rewrite it in place (docs/format/segmentedlog.md §2.6).
@@ -136,7 +134,7 @@ func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error)
 		if state.broken {
 			return s, false, nil
 		}
-		info := SegmentInfo{File: e.file, Sealed: e != m.active, Missing: res.missing}
+		info := SegmentInfo{File: e.file, Missing: res.missing}
 		if res.missing {
 			if strings.HasPrefix(e.file, "compact-") {
 				vanished = true
@@ -144,7 +142,7 @@ func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error)
 			s.v.limits[seg] = 0
 		} else {
 			info.Size, info.ValidEnd, info.Lines = res.size, res.end, res.stats.records
-			info.PayloadBytes, info.Err, info.ErrOffset = res.payloadBytes, res.bad, res.badOff
+			info.PayloadBytes, info.Err = res.payloadBytes, res.bad
 			info.Ino, info.Unterminated = res.ino, res.unterminated
 			s.v.stats[seg] = res.stats
 			s.v.limits[seg] = res.end

@@ -139,12 +139,4 @@ func (l *Log) refreshManifest() error {
 
 // Recover is PHP's recover(): under the lock, replay with truncation and
 // rewrite the manifest stats.
-func (l *Log) Recover() (err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := l.lock.Lock(); err != nil {
-		return err
-	}
-	defer l.lock.UnlockInto(&err)
-	return l.recoverLocked()
-}
+func (l *Log) Recover() error { return l.withLock(l.recoverLocked) }
