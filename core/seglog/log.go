@@ -60,9 +60,6 @@ func Open(root, collection string, opts Options) (*Log, error) {
 	return l, nil
 }
 
-// Dir is the collection (partition) directory.
-func (l *Log) Dir() string { return l.dir }
-
 func (l *Log) open() (err error) {
 	if err := fsutil.EnsureDir(l.dir); err != nil {
 		return err

@@ -52,12 +52,7 @@ func (l *Log) statsLocked() (Stats, error) {
 	if err := l.refreshManifest(); err != nil {
 		return Stats{}, err
 	}
-	return Stats{
-		Segments: l.man.entryCount(),
-		Records:  l.state.live,
-		Deleted:  l.state.deleted,
-		Bytes:    segmentBytes(l.segDir, l.man),
-	}, nil
+	return l.summary(), nil
 }
 
 // Verify is PHP's verify() (docs/format/segmentedlog.md §5.3): no lock, nothing modified.

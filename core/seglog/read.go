@@ -2,7 +2,6 @@ package seglog
 
 import (
 	"errors"
-	"io"
 	"os"
 	"strconv"
 
@@ -20,22 +19,24 @@ func (l *Log) Get(id string) (*Record, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	loc, ok := l.state.lookup([]byte(id))
+	return l.get(id)
+}
+
+// get reads the put line the state index holds for id and checks it
+// (docs/format/segmentedlog.md §4.2); nil when id is not live.
+func (v *view) get(id string) (*Record, error) {
+	loc, ok := v.state.lookup([]byte(id))
 	if !ok || loc.deleted {
 		return nil, nil
 	}
-	f, release, err := l.openSegment(l.segs.names[loc.seg], loc.seg)
+	f, release, err := v.openSegment(v.segs.names[loc.seg], loc.seg)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	return readRecordAt(f, loc.off, id)
-}
-
-// readRecordAt reads and checks the put line of id at off (docs/format/segmentedlog.md §4.2).
-func readRecordAt(f io.ReaderAt, off int64, id string) (*Record, error) {
-	line, err := readLineAt(f, off)
-	if err != nil {
+	sc := newLineScanner(f, loc.off, -1, make([]byte, 512))
+	line, _, ok := sc.line()
+	if !ok || sc.Err() != nil {
 		return nil, ErrReadRecord
 	}
 	payload, err := frameFull(line)
@@ -50,17 +51,6 @@ func readRecordAt(f io.ReaderAt, off int64, id string) (*Record, error) {
 		return nil, ErrWrongRecord
 	}
 	return &Record{ID: id, Data: recordData(env.data)}, nil
-}
-
-// readLineAt reads the line starting at off (up to and including "\n",
-// or to EOF), within the scanner's bounds.
-func readLineAt(f io.ReaderAt, off int64) ([]byte, error) {
-	sc := newLineScanner(f, off, -1, make([]byte, 512))
-	line, _, ok := sc.line()
-	if !ok && sc.Err() == nil {
-		return nil, io.ErrUnexpectedEOF
-	}
-	return line, sc.Err()
 }
 
 // Stream calls fn for each live record in storh's stream order (docs/format/segmentedlog.md §4.3):

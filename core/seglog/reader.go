@@ -235,17 +235,7 @@ func (s *Snapshot) Get(id string) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc, ok := v.state.lookup([]byte(id))
-	if !ok || loc.deleted {
-		return nil, nil
-	}
-	name := v.segs.names[loc.seg]
-	f, release, err := v.openSegment(name, loc.seg)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return readRecordAt(f, loc.off, id)
+	return v.get(id)
 }
 
 // SegmentLines yields the payload of each valid line of segment file (up

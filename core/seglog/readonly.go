@@ -31,18 +31,9 @@ func (r *Reader) SnapshotAsOpened() (*Snapshot, error) {
 	return s, err
 }
 
-// Stats is PHP's stats() for the snapshot (docs/format/segmentedlog.md §4.5): manifest entries,
-// live and tombstoned ids of the snapshot's state index, and the current
-// size of every referenced segment file (torn tails included; missing
-// files count 0).
-func (s *Snapshot) Stats() Stats {
-	return Stats{
-		Segments: s.v.man.entryCount(),
-		Records:  s.v.state.live,
-		Deleted:  s.v.state.deleted,
-		Bytes:    segmentBytes(s.v.segDir, s.v.man),
-	}
-}
+// Stats is PHP's stats() for the snapshot (docs/format/segmentedlog.md
+// §4.5); bytes include torn tails.
+func (s *Snapshot) Stats() Stats { return s.v.summary() }
 
 // Verify is PHP's verify()/health() (docs/format/segmentedlog.md §5.3) of an instance whose state
 // is the snapshot's: a full-decode replay of the files as they are now,
@@ -69,16 +60,18 @@ func (s *Snapshot) Verify() Health {
 	return h
 }
 
-// segmentBytes is stats().bytes: the sizes of the files the manifest's
-// entries name (an entry listed twice counts twice, as in PHP).
-func segmentBytes(segDir string, m *manifest) int64 {
-	var n int64
-	for _, e := range m.segments() {
-		if fi, err := fsutil.Stat(segDir + "/" + e.file); err == nil {
-			n += fi.Size()
+// summary is stats() of the view: manifest entries, live and tombstoned
+// ids of its state index, and the current size of the files the entries
+// name (missing files count 0; an entry listed twice counts twice, as in
+// PHP).
+func (v *view) summary() Stats {
+	st := Stats{Segments: v.man.entryCount(), Records: v.state.live, Deleted: v.state.deleted}
+	for _, e := range v.man.segments() {
+		if fi, err := fsutil.Stat(v.segDir + "/" + e.file); err == nil {
+			st.Bytes += fi.Size()
 		}
 	}
-	return n
+	return st
 }
 
 // withoutMissingActive is m without the entries naming the active file
