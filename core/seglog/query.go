@@ -20,8 +20,6 @@ type StreamQuery struct {
 	// ContinueOnError, when set, receives "<segment-file>:<offset>" and the
 	// error of each undecodable line, which is then skipped.
 	ContinueOnError func(location string, err error)
-	// OnSegmentOpen, when set, receives each segment file actually opened.
-	OnSegmentOpen func(file string)
 }
 
 type whereEqual struct {

@@ -92,9 +92,6 @@ func (l *view) streamLocked(q *StreamQuery, fn func(Record) error) error {
 		if err != nil {
 			return err
 		}
-		if q.OnSegmentOpen != nil {
-			q.OnSegmentOpen(e.file)
-		}
 		stop, err := l.streamSegment(f, e.file, seg, start, ordered, q, fn, &yielded)
 		release()
 		if err != nil {

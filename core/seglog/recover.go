@@ -74,24 +74,15 @@ func (l *Log) recoverFrom(m *manifest) error {
 	return nil
 }
 
-// writeManifest writes m.doc in full and makes it the current manifest.
-func (l *Log) writeManifest(m *manifest) error {
-	if err := writeManifestDoc(l.dir, m.doc); err != nil {
-		return err
-	}
-	l.adoptManifest(m)
-	return nil
-}
-
-// adoptManifest makes m, just written (or found on disk as is), the
+// adoptManifest makes doc, just written (or found on disk as is), the
 // current manifest.
-func (l *Log) adoptManifest(m *manifest) {
-	l.man = manifestFromDoc(m.doc)
+func (l *Log) adoptManifest(doc *phpjson.Array) {
+	l.man = manifestFromDoc(doc)
 	l.manStat, _ = stampOf(l.dir + "/" + manifestName)
 }
 
-// rewriteManifest is writeManifest after a replay has set the stats of
-// m's entries, as PHP does at every open (docs/format/segmentedlog.md §4.1), except when
+// rewriteManifest writes m.doc and makes it the current manifest, as PHP
+// does at every open (docs/format/segmentedlog.md §4.1) and compaction, except when
 // manifest.jsonc already holds exactly the bytes it would write (the
 // common case: nothing changed since the last open). Then the file and its
 // directory are only fsynced, which leaves the same content as durable as
@@ -115,7 +106,7 @@ func (l *Log) rewriteManifest(m *manifest) error {
 	if err != nil {
 		return err
 	}
-	l.adoptManifest(m)
+	l.adoptManifest(m.doc)
 	return nil
 }
 

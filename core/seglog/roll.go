@@ -51,8 +51,7 @@ func (l *Log) rollLocked() error {
 		l.manStat = fileStamp{}
 		return err
 	}
-	l.man = manifestFromDoc(doc)
-	l.manStat, _ = stampOf(l.dir + "/" + manifestName)
+	l.adoptManifest(doc)
 	l.stats[seg] = st
 	st.sparse = nil
 	l.stats[l.segs.id(newName)] = newSegStats(l.opts.SparseIndexInterval)

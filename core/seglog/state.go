@@ -144,35 +144,6 @@ func (s *stateIndex) count(old location, known, del bool) {
 	}
 }
 
-// move points a known id at (seg, off) (compaction output).
-func (s *stateIndex) move(id []byte, seg int32, off int64) {
-	if k, ok := parseIDKey(id); ok {
-		if loc, ok := s.uuids[k]; ok {
-			s.uuids[k] = location{seg: seg, off: off, deleted: loc.deleted}
-		}
-	} else if loc, ok := s.other[string(id)]; ok {
-		s.other[string(id)] = location{seg: seg, off: off, deleted: loc.deleted}
-	}
-}
-
-// remove forgets id entirely (compaction of a tombstone).
-func (s *stateIndex) remove(id []byte) {
-	loc, ok := s.lookup(id)
-	if !ok {
-		return
-	}
-	if loc.deleted {
-		s.deleted--
-	} else {
-		s.live--
-	}
-	if k, ok := parseIDKey(id); ok {
-		delete(s.uuids, k)
-	} else {
-		delete(s.other, string(id))
-	}
-}
-
 // isCurrent reports whether (seg, off) is the latest location of a live
 // id. A sequential index holds only current puts: callers read no line
 // past the replayed prefixes and ask only about put lines.
