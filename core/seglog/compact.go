@@ -301,8 +301,6 @@ func (r *Retention) Compact() (int, error) {
 		ids = append(ids, rec.ID)
 		return nil
 	})
-	// PHP deletes each record as its stream yields it, so when the stream
-	// fails halfway the records yielded before stay deleted.
 	if err := r.l.deleteMany(ids); err != nil {
 		return 0, err
 	}

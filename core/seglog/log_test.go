@@ -99,8 +99,8 @@ func TestReaderNeverModifies(t *testing.T) {
 		total += int64(len(line))
 		n++
 	}
-	if size, err := recordsSize(s); err != nil || size != total || n != len(want) || s.Live() != n {
-		t.Fatalf("RecordsSize %d (%v), lines %d bytes %d, live %d", size, err, n, total, s.Live())
+	if size, err := recordsSize(s); err != nil || size != total || n != len(want) || s.v.state.live != n {
+		t.Fatalf("RecordsSize %d (%v), lines %d bytes %d, live %d", size, err, n, total, s.v.state.live)
 	}
 	for _, seg := range segs {
 		var sz int64

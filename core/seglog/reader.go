@@ -55,7 +55,6 @@ func (e *LineError) Unwrap() error { return e.Err }
 // snapshot never go past the prefixes it recorded, so sizes and contents
 // agree even while writers append. Safe for concurrent use.
 type Snapshot struct {
-	dir      string
 	v        view
 	segments []SegmentInfo
 
@@ -113,7 +112,7 @@ func (r *Reader) snapshotOf(m *manifest) (*Snapshot, bool, error) {
 // replay replays m's segments into state, keeping them open (see
 // heldSegments); it returns early once a sequential state breaks.
 func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error) {
-	s := &Snapshot{dir: r.dir, recordsExact: state.sequential, trusted: map[int32]bool{}}
+	s := &Snapshot{recordsExact: state.sequential, trusted: map[int32]bool{}}
 	s.v = view{
 		segDir: r.dir + "/" + segmentsDirName,
 		man:    m,
@@ -141,11 +140,11 @@ func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error)
 			}
 			s.v.limits[seg] = 0
 		} else {
-			info.Size, info.ValidEnd, info.Lines = res.size, res.end, res.stats.records
+			info.Size, info.ValidEnd, info.Lines = res.size, res.stats.end, res.stats.records
 			info.PayloadBytes, info.Err = res.payloadBytes, res.bad
 			info.Ino, info.Unterminated = res.ino, res.unterminated
 			s.v.stats[seg] = res.stats
-			s.v.limits[seg] = res.end
+			s.v.limits[seg] = res.stats.end
 			s.recordsSize += res.recordsBytes
 			s.recordsExact = s.recordsExact && res.recordsExact
 			if state.sequential && res.recordsExact && res.ino != 0 && !res.unterminated {
@@ -188,7 +187,8 @@ func (s *Snapshot) fullView() (*view, error) {
 		return &s.v, nil
 	}
 	s.fullOnce.Do(func() {
-		state := newStateIndexFor(s.v.man)
+		full := s.v
+		full.state = newStateIndexFor(s.v.man)
 		buf := make([]byte, scanBufSize)
 		for _, e := range s.v.man.segments() {
 			seg := s.v.segs.id(e.file)
@@ -196,20 +196,16 @@ func (s *Snapshot) fullView() (*view, error) {
 				continue // missing when replayed, or empty
 			}
 			f, release, err := s.v.openSegment(e.file, seg)
-			if err != nil {
-				s.fullErr = err
-				return
+			if err == nil {
+				_, err = replayFile(f, seg, replayRead, full.state, 0, buf, s.v.readLimit(seg))
+				release()
 			}
-			_, err = replayFile(f, seg, replayRead, state, 0, buf, s.v.readLimit(seg))
-			release()
 			if err != nil {
 				s.fullErr = err
 				return
 			}
 		}
-		v := s.v
-		v.state = state
-		s.full = &v
+		s.full = &full
 	})
 	return s.full, s.fullErr
 }
@@ -217,10 +213,6 @@ func (s *Snapshot) fullView() (*view, error) {
 // Segments lists the manifest's segments in logical order (sealed, then
 // the active one).
 func (s *Snapshot) Segments() []SegmentInfo { return append([]SegmentInfo(nil), s.segments...) }
-
-// Live is the number of live records; Deleted the number of tombstoned ids.
-func (s *Snapshot) Live() int    { return s.v.state.live }
-func (s *Snapshot) Deleted() int { return s.v.state.deleted }
 
 // scanView is a copy of the view with its own scan buffer.
 func (s *Snapshot) scanView() *view {

@@ -102,8 +102,8 @@ func TestRecordLinesMatchStream(t *testing.T) {
 					t.Errorf("%s: stream\n got %q\nwant %q", name, got, want)
 				}
 			}
-			if s.Live() != full.Live() || s.Deleted() != full.Deleted() {
-				t.Errorf("live/deleted %d/%d, full index %d/%d", s.Live(), s.Deleted(), full.Live(), full.Deleted())
+			if s.v.state.live != full.v.state.live || s.v.state.deleted != full.v.state.deleted {
+				t.Errorf("live/deleted %d/%d, full index %d/%d", s.v.state.live, s.v.state.deleted, full.v.state.live, full.v.state.deleted)
 			}
 			if !reflect.DeepEqual(s.Segments(), full.Segments()) {
 				t.Errorf("segments %+v, full index %+v", s.Segments(), full.Segments())

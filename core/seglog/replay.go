@@ -30,7 +30,6 @@ const (
 type segReplay struct {
 	stats   *segStats
 	missing bool  // file absent or not openable: skipped
-	end     int64 // end of the valid prefix
 	size    int64 // bytes read (file size as seen)
 	bad     error // first invalid line (replayRead / replayRecover), nil if none
 	badOff  int64
@@ -131,7 +130,6 @@ func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval
 		}
 		res.stats.add(id, off)
 		res.stats.end = off + int64(len(line))
-		res.end = off + int64(len(line))
 		res.payloadBytes += int64(plen) + 1
 		res.unterminated = line[len(line)-1] != '\n'
 		if res.unterminated {

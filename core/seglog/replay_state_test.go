@@ -45,8 +45,8 @@ func checkReplayState(t *testing.T, body []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.end != validEnd {
-		t.Fatalf("valid end %d, want %d", r.end, validEnd)
+	if r.stats.end != validEnd {
+		t.Fatalf("valid end %d, want %d", r.stats.end, validEnd)
 	}
 	if fi, _ := os.Stat(path); fi.Size() != validEnd {
 		t.Fatalf("file truncated to %d, want %d", fi.Size(), validEnd)
