@@ -16,15 +16,13 @@ import (
 //
 // A snapshot opens each listed segment once, while replaying it, and
 // keeps the descriptor until Snapshot.Close: later reads (records view,
-// segment views, Stream, Get) use that descriptor with ReadAt up to the
-// snapshot's limit, so a compaction that removes or replaces the file
-// meanwhile does not affect the snapshot.
+// segment views, Get) use it up to the snapshot's limit, so a compaction
+// that removes or replaces the file meanwhile does not affect them.
 //
 // At most maxHeldSegments descriptors are kept per snapshot. Segments past
-// that bound (logs with thousands of segments) are reopened by name for
-// each read; a reopened file whose inode differs from the replayed one
-// fails with *SegmentChangedError, and a removed one with
-// *SegmentOpenError, as before.
+// that bound are reopened by name for each read; a reopened file whose
+// inode differs from the replayed one fails with *SegmentChangedError, a
+// removed one with *SegmentOpenError.
 //
 // Bytes below the limit change in place only where storh rewrites them:
 // a last valid line without "\n" (docs/format/segmentedlog.md §2.6) is made invalid by the next

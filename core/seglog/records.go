@@ -167,12 +167,8 @@ func (r *RecordLines) render(line, payload []byte, off int64) (out []byte, emit 
 	return r.out, true, nil
 }
 
-// Records yields every live record in stream order as the canonical line
-// {"id":<id>,"data":<data>}\n (data as PHP reads it, encoded like storh).
-// A line that cannot be decoded (live or not: the state cannot tell before
-// decoding) is yielded as (nil, *LineError) and skipped; iteration goes
-// on. The line slice is reused between yields. RecordLines is the same
-// without a callback.
+// Records is RecordLines as an iterator: a *LineError is yielded and
+// iteration goes on; any other error ends it.
 func (s *Snapshot) Records() iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		r := s.RecordLines()

@@ -136,10 +136,7 @@ func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval
 			res.tailOff, res.tailSum = off, xxh3.Hash(line)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return res, err
-	}
-	return res, nil
+	return res, sc.Err()
 }
 
 // validateFast is PHP's open/recover validation of one raw line: framing,

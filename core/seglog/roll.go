@@ -22,11 +22,14 @@ func (l *Log) rollLocked() error {
 	if l.active != nil && l.active.name == name {
 		st = l.active.stats
 	}
-	if st == nil || !statsMatchFile(st, l.segDir+"/"+name) {
-		var err error
-		if st, err = l.scanStats(name); err != nil {
+	if fi, err := fsutil.Stat(l.segDir + "/" + name); st == nil || err != nil || fi.Size() != st.end {
+		// Lines this instance did not write: rescan (read-only) for the
+		// stats and sparse offsets.
+		r, err := replaySegment(l.segDir+"/"+name, 0, replayRead, newStateIndex(), l.opts.SparseIndexInterval, l.buf)
+		if err != nil {
 			return err
 		}
+		st = r.stats
 	}
 	if st.records == 0 {
 		return nil
@@ -89,20 +92,4 @@ func (l *Log) writeRolledManifest(newName string, doc *phpjson.Array) error {
 		return err
 	}
 	return fsutil.WriteAtomic(l.dir+"/"+manifestName, content)
-}
-
-// statsMatchFile reports whether st covers the whole file at path.
-func statsMatchFile(st *segStats, path string) bool {
-	fi, err := fsutil.Stat(path)
-	return err == nil && fi.Size() == st.end
-}
-
-// scanStats rescans a segment (read-only) for its stats and sparse offsets.
-func (l *Log) scanStats(name string) (*segStats, error) {
-	scratch := newStateIndex()
-	r, err := replaySegment(l.segDir+"/"+name, 0, replayRead, scratch, l.opts.SparseIndexInterval, l.buf)
-	if err != nil {
-		return nil, err
-	}
-	return r.stats, nil
 }
