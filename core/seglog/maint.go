@@ -88,7 +88,7 @@ func (v *view) verify() []string {
 	if len(errs) == 0 && !fresh.sameAs(v.state) {
 		errs = append(errs, ErrStateDrift.Error())
 	}
-	if err := v.streamLocked(&StreamQuery{}, func(Record) error { return nil }); err != nil {
+	if err := v.streamLocked(&StreamQuery{strict: true}, func(Record) error { return nil }); err != nil {
 		errs = append(errs, err.Error())
 	}
 	return errs

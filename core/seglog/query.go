@@ -16,6 +16,7 @@ type StreamQuery struct {
 	hasUpper bool
 	where    []whereEqual
 	limit    int
+	strict   bool // decode every line before judging it (verify: PHP's exact error surface)
 
 	// ContinueOnError, when set, receives "<segment-file>:<offset>" and the
 	// error of each undecodable line, which is then skipped.
@@ -77,6 +78,11 @@ func (q *StreamQuery) skipSegment(min, max string) bool {
 // matchID applies the id filters.
 func (q *StreamQuery) matchID(id string) bool {
 	return (!q.hasAfter || id > q.after) && (!q.hasLower || id >= q.lower) && (!q.hasUpper || id <= q.upper)
+}
+
+// matchIDBytes is matchID for raw id bytes (no string copy).
+func (q *StreamQuery) matchIDBytes(id []byte) bool {
+	return (!q.hasAfter || string(id) > q.after) && (!q.hasLower || string(id) >= q.lower) && (!q.hasUpper || string(id) <= q.upper)
 }
 
 // matchData applies where_equal.

@@ -125,7 +125,24 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 		}
 		payload, err := frameFull(line)
 		var env envelope
-		if err == nil {
+		decoded := false
+		if err == nil && !q.strict {
+			// A canonical line whose raw id needs no unescaping can be
+			// ruled out before decoding: tombstones, superseded lines and
+			// ids outside the query's bounds are never yielded. A put that
+			// is kept needs only its data decoded, and its id (the raw
+			// one) has passed the upper bound, state and id checks below.
+			if op, idB, data, ok := fastEnvelope(payload); ok && plainID(idB) && !tooDeepForPHP(payload) {
+				if ordered && q.hasUpper && string(idB) > q.upper {
+					break
+				}
+				if op != opPut || !q.matchIDBytes(idB) || !l.state.isCurrent(idB, seg, off) {
+					continue
+				}
+				env, decoded = decodeCanonicalPut(idB, data)
+			}
+		}
+		if err == nil && !decoded {
 			env, err = decodeEnvelope(payload)
 		}
 		if err != nil {
@@ -135,16 +152,18 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 			}
 			return false, err
 		}
-		if ordered && q.hasUpper && env.id > q.upper {
+		if !decoded && ordered && q.hasUpper && env.id > q.upper {
 			break
 		}
-		if !l.isCurrentLine(line, env.id, seg, off) {
+		// A fast-path line was checked against a full index above; a
+		// sequential one is re-checked against the replay's validation.
+		if (!decoded || l.state.sequential) && !l.isCurrentLine(line, env.id, seg, off) {
 			continue
 		}
 		if !uuidv7.Valid(env.id) {
 			return false, uuidv7.ErrInvalid
 		}
-		if !q.matchID(env.id) {
+		if !decoded && !q.matchID(env.id) {
 			continue
 		}
 		data := recordData(env.data)
