@@ -183,16 +183,24 @@ func (ap *appender) flushAndRoll() error {
 // one level less, and a deeper one fails with "Maximum stack depth
 // exceeded".
 func (ap *appender) addPut(id string, data *phpjson.Array, maxDepth int) error {
-	p := append(ap.payload[:0], putPrefix...)
-	p = append(p, id...)
-	p = append(p, dataInfix...)
-	var err error
-	if p, err = phpjson.AppendEncodeDepth(p, data, maxDepth); err != nil {
+	p, err := appendPutPayload(ap.payload[:0], id, data, maxDepth)
+	if err != nil {
 		return err
 	}
-	p = append(p, '}')
 	ap.payload = p
 	return ap.add(opPut, id, p)
+}
+
+// appendPutPayload appends the canonical put payload {"op":"put","id":..,"data":..}.
+func appendPutPayload[T string | []byte](dst []byte, id T, data *phpjson.Array, maxDepth int) ([]byte, error) {
+	dst = append(dst, putPrefix...)
+	dst = append(dst, id...)
+	dst = append(dst, dataInfix...)
+	dst, err := phpjson.AppendEncodeDepth(dst, data, maxDepth)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
 }
 
 // addDelete appends a canonical delete line for id.

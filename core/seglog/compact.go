@@ -129,13 +129,10 @@ func (cw *compactWriter) copySegment(file string, seg int32) error {
 		}
 		out := line
 		if !terminated || !(fast || isArray(env.data)) {
-			p := append(cw.payload[:0], putPrefix...)
-			p = append(p, idB...)
-			p = append(p, dataInfix...)
-			if p, err = phpjson.AppendEncode(p, recordData(env.data)); err != nil {
+			p, err := appendPutPayload(cw.payload[:0], idB, recordData(env.data), phpjson.DefaultDepth)
+			if err != nil {
 				return err
 			}
-			p = append(p, '}')
 			cw.payload = p
 			cw.buf = AppendLine(cw.buf[:0], p)
 			out = cw.buf

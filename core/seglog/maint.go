@@ -45,10 +45,6 @@ func (h Health) Array() *phpjson.Array {
 func (l *Log) Stats() (Stats, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.statsLocked()
-}
-
-func (l *Log) statsLocked() (Stats, error) {
 	if err := l.refreshManifest(); err != nil {
 		return Stats{}, err
 	}
@@ -62,13 +58,7 @@ func (l *Log) Verify() (Health, error) {
 	if err := l.refreshManifest(); err != nil {
 		return Health{}, err
 	}
-	h := Health{Errors: l.verify()}
-	st, err := l.statsLocked()
-	if err != nil {
-		h.Errors = append(h.Errors, err.Error())
-		st = Stats{Segments: l.man.entryCount()}
-	}
-	h.Stats = st
+	h := Health{Errors: l.verify(), Stats: l.summary()}
 	h.OK = len(h.Errors) == 0
 	return h, nil
 }

@@ -126,9 +126,15 @@ func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error)
 	vanished := false
 	for _, e := range m.segments() {
 		seg := s.v.segs.id(e.file)
-		res, err := s.v.replayHeld(e.file, seg, buf)
-		if err != nil {
-			return s, false, err
+		res := segReplay{stats: newSegStats(0), missing: true, recordsExact: true}
+		if f, err := fsutil.OpenFile(s.v.segDir+"/"+e.file, os.O_RDONLY, 0); err == nil {
+			res, err = replayFile(f, seg, replayRead, state, 0, buf, -1)
+			if err != nil || !s.v.held.keep(seg, f, res) {
+				f.Close() // beyond the held bound, or failed
+			}
+			if err != nil {
+				return s, false, err
+			}
 		}
 		if state.broken {
 			return s, false, nil
@@ -154,20 +160,6 @@ func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error)
 		s.segments = append(s.segments, info)
 	}
 	return s, vanished, nil
-}
-
-// replayHeld replays segment seg (file) of a snapshot being built and
-// keeps the file open in v.held when within the bound.
-func (v *view) replayHeld(file string, seg int32, buf []byte) (segReplay, error) {
-	f, err := fsutil.OpenFile(v.segDir+"/"+file, os.O_RDONLY, 0)
-	if err != nil {
-		return segReplay{stats: newSegStats(0), missing: true, recordsExact: true}, nil
-	}
-	res, err := replayFile(f, seg, replayRead, v.state, 0, buf, -1)
-	if err != nil || !v.held.keep(seg, f, res) {
-		f.Close()
-	}
-	return res, err
 }
 
 // Close releases the segment files the snapshot holds open. Reads after
