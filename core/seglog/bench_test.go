@@ -271,7 +271,7 @@ func BenchmarkReaderRecords(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, err := range s.Records() {
+		for _, err := range records(s) {
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -8,7 +8,7 @@ import (
 func recordsBytes(t *testing.T, s *Snapshot) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	for line, err := range s.Records() {
+	for line, err := range records(s) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package seglog
 import (
 	"fmt"
 	"io"
-	"iter"
 
 	"github.com/storhfs/storhfs/core/uuidv7"
 )
@@ -165,22 +164,4 @@ func (r *RecordLines) render(line, payload []byte, off int64) (out []byte, emit 
 		return nil, false, &LineError{Err: fmt.Errorf("record %s: %w", rec.ID, err)}
 	}
 	return r.out, true, nil
-}
-
-// Records is RecordLines as an iterator: a *LineError is yielded and
-// iteration goes on; any other error ends it.
-func (s *Snapshot) Records() iter.Seq2[[]byte, error] {
-	return func(yield func([]byte, error) bool) {
-		r := s.RecordLines()
-		defer r.Close()
-		for {
-			line, err := r.Next()
-			if err == io.EOF {
-				return
-			}
-			if !yield(line, err) {
-				return
-			}
-		}
-	}
 }

@@ -2,6 +2,7 @@ package seglog
 
 import (
 	"fmt"
+	"io"
 	"iter"
 	"os"
 	"reflect"
@@ -95,7 +96,7 @@ func TestRecordLinesMatchStream(t *testing.T) {
 			}
 			want := collectRecords(full.recordsByStream())
 			for name, snap := range map[string]*Snapshot{"snapshot": s, "full": full} {
-				if got := collectRecords(snap.Records()); !reflect.DeepEqual(got, want) {
+				if got := collectRecords(records(snap)); !reflect.DeepEqual(got, want) {
 					t.Errorf("%s: Records\n got %q\nwant %q", name, got, want)
 				}
 				if got := collectRecords(snap.recordsByStream()); !reflect.DeepEqual(got, want) {
@@ -160,7 +161,7 @@ func TestRecordLinesMultiSegment(t *testing.T) {
 			t.Fatalf("overwrite=%v: %d segments, sequential %v", overwrite, len(s.Segments()), s.v.state.sequential)
 		}
 		want := collectRecords(full.recordsByStream())
-		if got := collectRecords(s.Records()); !reflect.DeepEqual(got, want) || len(want) != 20 {
+		if got := collectRecords(records(s)); !reflect.DeepEqual(got, want) || len(want) != 20 {
 			t.Errorf("overwrite=%v: Records\n got %q\nwant %q", overwrite, got, want)
 		}
 		n, _ := recordsSize(s)
@@ -206,7 +207,7 @@ func TestRecordLinesReplacedSegment(t *testing.T) {
 	if err := os.Rename(path+".tmp", path); err != nil {
 		t.Fatal(err)
 	}
-	got, want := collectRecords(s.Records()), collectRecords(s.recordsByStream())
+	got, want := collectRecords(records(s)), collectRecords(s.recordsByStream())
 	if !reflect.DeepEqual(got, want) || len(want) != 1 || strings.Contains(want[0], ": ") {
 		t.Errorf("Records %q, stream %q", got, want)
 	}
@@ -268,7 +269,7 @@ func recordsSize(s *Snapshot) (int64, error) {
 		return n, nil
 	}
 	var n int64
-	for line, err := range s.Records() {
+	for line, err := range records(s) {
 		if _, skip := err.(*LineError); skip {
 			continue
 		}
@@ -278,4 +279,19 @@ func recordsSize(s *Snapshot) (int64, error) {
 		n += int64(len(line))
 	}
 	return n, nil
+}
+
+// records iterates a snapshot's records view (RecordLines): a *LineError is
+// yielded and iteration goes on; any other error ends it.
+func records(s *Snapshot) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		r := s.RecordLines()
+		defer r.Close()
+		for {
+			line, err := r.Next()
+			if err == io.EOF || !yield(line, err) {
+				return
+			}
+		}
+	}
 }
