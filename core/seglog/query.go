@@ -75,12 +75,7 @@ func (q *StreamQuery) skipSegment(min, max string) bool {
 	return (q.hasAfter && max <= q.after) || (q.hasLower && max < q.lower) || (q.hasUpper && min > q.upper)
 }
 
-// matchID applies the id filters.
-func (q *StreamQuery) matchID(id string) bool {
-	return (!q.hasAfter || id > q.after) && (!q.hasLower || id >= q.lower) && (!q.hasUpper || id <= q.upper)
-}
-
-// matchIDBytes is matchID for raw id bytes (no string copy).
+// matchIDBytes applies the id filters (to raw id bytes: no string copy).
 func (q *StreamQuery) matchIDBytes(id []byte) bool {
 	return (!q.hasAfter || string(id) > q.after) && (!q.hasLower || string(id) >= q.lower) && (!q.hasUpper || string(id) <= q.upper)
 }

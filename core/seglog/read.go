@@ -163,7 +163,7 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 		if !uuidv7.Valid(env.id) {
 			return false, uuidv7.ErrInvalid
 		}
-		if !decoded && !q.matchID(env.id) {
+		if !decoded && !q.matchIDBytes([]byte(env.id)) {
 			continue
 		}
 		data := recordData(env.data)

@@ -50,7 +50,14 @@ func (l *Log) rollLocked() error {
 	list.Append(sealedObj(name, st, false))
 	doc.SetString("nextSegment", next+1)
 	doc.SetString("active", newActiveObj(newName))
-	if err := l.writeRolledManifest(newName, doc); err != nil {
+	content, err := phpjson.EncodeCompactObject(doc)
+	if err == nil {
+		err = touch(l.segDir + "/" + newName)
+	}
+	if err == nil {
+		err = fsutil.WriteAtomic(l.dir+"/"+manifestName, content)
+	}
+	if err != nil {
 		l.manStat = fileStamp{}
 		return err
 	}
@@ -79,17 +86,4 @@ func (l *Log) nextFreeSegment(name string) int64 {
 		}
 		next++
 	}
-}
-
-// writeRolledManifest creates the new active segment empty and then writes
-// the rolled manifest doc.
-func (l *Log) writeRolledManifest(newName string, doc *phpjson.Array) error {
-	content, err := phpjson.EncodeCompactObject(doc)
-	if err != nil {
-		return err
-	}
-	if err := touch(l.segDir + "/" + newName); err != nil {
-		return err
-	}
-	return fsutil.WriteAtomic(l.dir+"/"+manifestName, content)
 }

@@ -113,7 +113,8 @@ func (s *stateIndex) apply(id []byte, op opKind, seg int32, off int64) {
 		s.live++
 		return
 	}
-	loc := location{seg: seg, off: off, deleted: op == opDelete}
+	del := op == opDelete
+	loc := location{seg: seg, off: off, deleted: del}
 	var old location
 	var known bool
 	if k, ok := parseIDKey(id); ok {
@@ -123,13 +124,7 @@ func (s *stateIndex) apply(id []byte, op opKind, seg int32, off int64) {
 		old, known = s.other[string(id)]
 		s.other[string(id)] = loc
 	}
-	s.count(old, known, loc.deleted)
-}
-
-// count updates the live/deleted counters for an id whose previous entry
-// was old (known = it had one) and which is now deleted or not.
-func (s *stateIndex) count(old location, known, del bool) {
-	switch {
+	switch { // the live/deleted counters, from the id's previous entry
 	case known && old.deleted == del:
 	case known && del:
 		s.live--

@@ -16,9 +16,6 @@ type view struct {
 
 // readLimit is the byte limit for reading segment seg (-1 = EOF).
 func (v *view) readLimit(seg int32) int64 {
-	if v.limits == nil {
-		return -1
-	}
 	if n, ok := v.limits[seg]; ok {
 		return n
 	}
