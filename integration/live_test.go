@@ -87,7 +87,7 @@ func testLiveView(t *testing.T, flags []string) {
 			return nil
 		}
 		var buf bytes.Buffer
-		for line, err := range snap.Records() {
+		for line, err := range snapshotRecords(snap) {
 			if err != nil {
 				return nil
 			}
@@ -235,7 +235,7 @@ func testLogViewPagesWithoutWatcher(t *testing.T, flags []string) {
 		snap, err := seglog.NewReader(filepath.Join(root, "audit")).Snapshot()
 		mustOK(t, err)
 		defer snap.Close()
-		return collect(t, snap.Records(), true)
+		return collect(t, snapshotRecords(snap), true)
 	}
 	for range 2 { // the second read is served from the kernel's pages
 		if got := readFile(t, view); !bytes.Equal(got, replay()) {

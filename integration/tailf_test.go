@@ -34,7 +34,7 @@ func recordsView(t *testing.T, dir string) []byte {
 	snap, err := seglog.NewReader(dir).Snapshot()
 	mustOK(t, err)
 	defer snap.Close()
-	return collect(t, snap.Records(), true)
+	return collect(t, snapshotRecords(snap), true)
 }
 
 // eventsView is the core's events.ndjson of the queue dir.

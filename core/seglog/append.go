@@ -101,7 +101,7 @@ func (l *Log) repairTail(a *activeSegment, size int64) (int64, error) {
 	if err != nil {
 		return size, err
 	}
-	if _, _, _, verr := validateFast(frag); verr == nil {
+	if _, _, _, _, verr := validateFast(frag); verr == nil {
 		if _, err := a.f.WriteAt([]byte{'\n'}, size); err != nil {
 			return size, err
 		}
@@ -176,31 +176,31 @@ func (ap *appender) flushAndRoll() error {
 	return nil
 }
 
-// addPut appends a canonical put line for (id, data), a batch row's:
-// PHP's appendMany/appendStream encode data alone (encode_put_line), so
-// it may nest 512 deep. Put encodes the whole envelope: see addSinglePut.
-func (ap *appender) addPut(id string, data *phpjson.Array) error {
-	return ap.addPutDepth(id, data, phpjson.DefaultDepth)
-}
-
-// addSinglePut appends Put's line: PHP's put() encodes the envelope
-// {"op","id","data"} with depth 512 (encode_line), which leaves data 511
-// levels; a 512-deep data fails with "Maximum stack depth exceeded".
-func (ap *appender) addSinglePut(id string, data *phpjson.Array) error {
-	return ap.addPutDepth(id, data, phpjson.DefaultDepth-1)
-}
-
-func (ap *appender) addPutDepth(id string, data *phpjson.Array, maxDepth int) error {
-	p := append(ap.payload[:0], putPrefix...)
-	p = append(p, id...)
-	p = append(p, dataInfix...)
-	var err error
-	if p, err = phpjson.AppendEncodeDepth(p, data, maxDepth); err != nil {
+// addPut appends a canonical put line for (id, data), its data encoded at
+// most maxDepth deep: PHP's appendMany/appendStream encode data alone
+// (encode_put_line), so it may nest phpjson.DefaultDepth deep; put()
+// encodes the envelope {"op","id","data"} (encode_line), which leaves data
+// one level less, and a deeper one fails with "Maximum stack depth
+// exceeded".
+func (ap *appender) addPut(id string, data *phpjson.Array, maxDepth int) error {
+	p, err := appendPutPayload(ap.payload[:0], id, data, maxDepth)
+	if err != nil {
 		return err
 	}
-	p = append(p, '}')
 	ap.payload = p
 	return ap.add(opPut, id, p)
+}
+
+// appendPutPayload appends the canonical put payload {"op":"put","id":..,"data":..}.
+func appendPutPayload[T string | []byte](dst []byte, id T, data *phpjson.Array, maxDepth int) ([]byte, error) {
+	dst = append(dst, putPrefix...)
+	dst = append(dst, id...)
+	dst = append(dst, dataInfix...)
+	dst, err := phpjson.AppendEncodeDepth(dst, data, maxDepth)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
 }
 
 // addDelete appends a canonical delete line for id.
@@ -256,6 +256,22 @@ func (l *Log) withLock(fn func() error) (err error) {
 	return fn()
 }
 
+// appendLocked runs fill with an appender under withLock and flushes what
+// it added; lines of a fill that fails stay unwritten but for the chunks
+// already flushed.
+func (l *Log) appendLocked(fill func(*appender) error) error {
+	return l.withLock(func() error {
+		ap, err := l.beginAppend()
+		if err != nil {
+			return err
+		}
+		if err := fill(ap); err != nil {
+			return err
+		}
+		return ap.flush()
+	})
+}
+
 // Put appends a put of data under id ("" = generate) with one fsync.
 func (l *Log) Put(data *phpjson.Array, id string) (Record, error) {
 	if id == "" {
@@ -269,16 +285,7 @@ func (l *Log) Put(data *phpjson.Array, id string) (Record, error) {
 	if data == nil {
 		data = phpjson.NewArray(0)
 	}
-	err := l.withLock(func() error {
-		ap, err := l.beginAppend()
-		if err != nil {
-			return err
-		}
-		if err := ap.addSinglePut(id, data); err != nil {
-			return err
-		}
-		return ap.flush()
-	})
+	err := l.appendLocked(func(ap *appender) error { return ap.addPut(id, data, phpjson.DefaultDepth-1) })
 	if err != nil {
 		return Record{}, err
 	}
@@ -290,35 +297,22 @@ func (l *Log) Delete(id string) error {
 	if !uuidv7.Valid(id) {
 		return uuidv7.ErrInvalid
 	}
-	return l.withLock(func() error {
-		ap, err := l.beginAppend()
-		if err != nil {
-			return err
-		}
-		if err := ap.addDelete(id); err != nil {
-			return err
-		}
-		return ap.flush()
-	})
+	return l.deleteMany([]string{id})
 }
 
 // deleteMany appends tombstones for ids under one lock and fsyncs once per
-// chunk (used by retention).
+// chunk (Delete, and retention).
 func (l *Log) deleteMany(ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return l.withLock(func() error {
-		ap, err := l.beginAppend()
-		if err != nil {
-			return err
-		}
+	return l.appendLocked(func(ap *appender) error {
 		for _, id := range ids {
 			if err := ap.addDelete(id); err != nil {
 				return err
 			}
 		}
-		return ap.flush()
+		return nil
 	})
 }
 
@@ -363,17 +357,13 @@ func (l *Log) AppendMany(rows []phpjson.Value) ([]Record, error) {
 	if len(rows) == 0 {
 		return recs, nil
 	}
-	err := l.withLock(func() error {
-		ap, err := l.beginAppend()
-		if err != nil {
-			return err
-		}
+	err := l.appendLocked(func(ap *appender) error {
 		for _, r := range recs {
-			if err := ap.addPut(r.ID, r.Data); err != nil {
+			if err := ap.addPut(r.ID, r.Data, phpjson.DefaultDepth); err != nil {
 				return err
 			}
 		}
-		return ap.flush()
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -386,18 +376,11 @@ func (l *Log) AppendMany(rows []phpjson.Value) ([]Record, error) {
 // validated one by one; chunks already flushed stay on failure.
 func (l *Log) AppendStream(next func() (phpjson.Value, bool, error)) (int, error) {
 	n := 0
-	err := l.withLock(func() error {
-		ap, err := l.beginAppend()
-		if err != nil {
-			return err
-		}
+	err := l.appendLocked(func(ap *appender) error {
 		for {
 			row, ok, err := next()
-			if err != nil {
+			if err != nil || !ok {
 				return err
-			}
-			if !ok {
-				break
 			}
 			id, data, explicit := rowRecord(row)
 			if explicit && !uuidv7.Valid(id) {
@@ -408,12 +391,11 @@ func (l *Log) AppendStream(next func() (phpjson.Value, bool, error)) (int, error
 					return err
 				}
 			}
-			if err := ap.addPut(id, data); err != nil {
+			if err := ap.addPut(id, data, phpjson.DefaultDepth); err != nil {
 				return err
 			}
 			n++
 		}
-		return ap.flush()
 	})
 	return n, err
 }

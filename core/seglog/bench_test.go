@@ -250,7 +250,7 @@ func BenchmarkReaderSnapshotRecords(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if n, err := s.RecordsSize(); err != nil || n == 0 {
+		if n, err := recordsSize(s); err != nil || n == 0 {
 			b.Fatal(err)
 		}
 	}
@@ -271,7 +271,7 @@ func BenchmarkReaderRecords(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, err := range s.Records() {
+		for _, err := range records(s) {
 			if err != nil {
 				b.Fatal(err)
 			}

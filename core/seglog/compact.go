@@ -3,8 +3,8 @@ package seglog
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
-	"strconv"
 
 	"golang.org/x/sync/errgroup"
 
@@ -29,7 +29,7 @@ func (l *Log) compactLocked() error {
 	}
 	if len(l.man.sealed) == 0 {
 		l.man.doc.SetString("sealed", phpjson.NewArray(0))
-		return l.writeManifest(l.man)
+		return l.rewriteManifest(l.man)
 	}
 	var tok [4]byte
 	if _, err := rand.Read(tok[:]); err != nil {
@@ -38,17 +38,13 @@ func (l *Log) compactLocked() error {
 	cw := &compactWriter{l: l, token: hex.EncodeToString(tok[:])}
 	cw.finishing.SetLimit(maxFinishing)
 	defer cw.abort()
-	var removed []string
 	for _, e := range l.man.sealed {
 		if !e.hasFile {
 			continue
 		}
-		seg := l.segs.id(e.file)
-		gone, err := cw.copySegment(e.file, seg)
-		if err != nil {
+		if err := cw.copySegment(e.file, l.segs.id(e.file)); err != nil {
 			return err
 		}
-		removed = append(removed, gone...)
 	}
 	if err := cw.finish(); err != nil {
 		return err
@@ -58,23 +54,12 @@ func (l *Log) compactLocked() error {
 		list.Append(sealedObj(o.name, o.stats, true))
 	}
 	l.man.doc.SetString("sealed", list)
-	if err := l.writeManifest(l.man); err != nil {
+	if err := l.rewriteManifest(l.man); err != nil {
 		return err
 	}
-	// Commit point passed: move the state to the outputs.
-	for _, id := range removed {
-		l.state.remove(id)
-	}
-	for _, o := range cw.outputs {
-		seg := l.segs.id(o.name)
-		o.stats.sparse = nil
-		l.stats[seg] = o.stats
-		for _, m := range o.moved {
-			l.state.move(m.id, seg, m.off)
-		}
-	}
-	l.dropReaders()
-	return nil
+	// The outputs are the log now: the state index and stats are rebuilt
+	// from them (the manifest's stats stay, being the same).
+	return l.recoverLocked()
 }
 
 // compactWriter produces the compaction outputs of one run. An output is
@@ -107,79 +92,56 @@ type compactOutput struct {
 	pos   int64
 	buf   []byte
 	stats *segStats
-	moved []movedID
 }
 
-type movedID struct {
-	id  string
-	off int64
-}
-
-// copySegment copies the live put lines of one sealed segment. It returns
-// the ids whose tombstone was their current location.
-func (cw *compactWriter) copySegment(file string, seg int32) ([]string, error) {
+// copySegment copies the live put lines of one sealed segment.
+func (cw *compactWriter) copySegment(file string, seg int32) error {
 	l := cw.l
 	f, err := fsutil.OpenFile(l.segDir+"/"+file, os.O_RDONLY, 0)
 	if err != nil {
-		return nil, nil // missing segments are skipped, as in replay
+		return nil // missing segments are skipped, as in replay
 	}
 	defer f.Close()
-	var removed []string
 	sc := newLineScanner(f, 0, -1, l.buf)
 	for {
-		line, off, _, ok := sc.line()
+		line, off, ok := sc.line()
 		if !ok {
 			break
 		}
 		payload, err := frameFast(line)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		terminated := line[len(line)-1] == '\n'
 		op, idB, _, fast := fastEnvelope(payload)
 		var env envelope
 		if !fast || (op == opPut && !terminated) {
 			if env, err = decodeEnvelope(payload); err != nil {
-				return nil, err
+				return err
 			}
 			op, idB, fast = env.op, []byte(env.id), false
 		}
-		loc, known := l.state.lookup(idB)
-		current := known && loc.seg == seg && loc.off == off
-		switch op {
-		case opDelete:
-			if current && loc.deleted {
-				removed = append(removed, string(idB))
-			}
-			continue
-		case opOther:
+		if op != opPut || !l.state.isCurrent(idB, seg, off) {
 			continue
 		}
-		if !current || loc.deleted {
-			continue
-		}
-		id := string(idB)
-		if !uuidv7.Valid(id) {
-			return nil, uuidv7.ErrInvalid
+		if !validIDBytes(idB) {
+			return uuidv7.ErrInvalid
 		}
 		out := line
 		if !terminated || !(fast || isArray(env.data)) {
-			p := append(cw.payload[:0], putPrefix...)
-			p = append(p, id...)
-			p = append(p, dataInfix...)
-			if p, err = phpjson.AppendEncode(p, recordData(env.data)); err != nil {
-				return nil, err
+			p, err := appendPutPayload(cw.payload[:0], idB, recordData(env.data), phpjson.DefaultDepth)
+			if err != nil {
+				return err
 			}
-			p = append(p, '}')
 			cw.payload = p
 			cw.buf = AppendLine(cw.buf[:0], p)
 			out = cw.buf
 		}
-		if err := cw.write(id, idB, out); err != nil {
-			return nil, err
+		if err := cw.write(idB, out); err != nil {
+			return err
 		}
 	}
-	return removed, sc.Err()
+	return sc.Err()
 }
 
 func isArray(v phpjson.Value) bool {
@@ -187,18 +149,16 @@ func isArray(v phpjson.Value) bool {
 	return ok
 }
 
-// write appends one line of id (idB: the same bytes) to the current output
-// (opening the next one lazily) and finishes the output once it reaches
-// the segment limit.
-func (cw *compactWriter) write(id string, idB, line []byte) error {
+// write appends one line of id to the current output (opening the next
+// one lazily) and finishes the output once it reaches the segment limit.
+func (cw *compactWriter) write(id, line []byte) error {
 	if cw.cur == nil {
 		if err := cw.openNext(); err != nil {
 			return err
 		}
 	}
 	o := cw.cur
-	o.stats.add(idB, o.pos)
-	o.moved = append(o.moved, movedID{id: id, off: o.pos})
+	o.stats.add(id, o.pos)
 	o.buf = append(o.buf, line...)
 	o.pos += int64(len(line))
 	if len(o.buf) >= bulkFlushBytes {
@@ -215,11 +175,7 @@ func (cw *compactWriter) write(id string, idB, line []byte) error {
 func (cw *compactWriter) openNext() error {
 	for {
 		cw.counter++
-		n := strconv.FormatInt(cw.counter, 10)
-		for len(n) < 6 {
-			n = "0" + n
-		}
-		name := "compact-" + cw.token + "-" + n + ".ndjson"
+		name := fmt.Sprintf("compact-%s-%06d.ndjson", cw.token, cw.counter)
 		path := cw.l.segDir + "/" + name
 		if fi, err := fsutil.Stat(path); err == nil && fi.Mode().IsRegular() {
 			continue
@@ -261,7 +217,6 @@ func (cw *compactWriter) finishCurrent() {
 	o.stats.end = o.pos
 	segDir := cw.l.segDir
 	idxPath := segDir + "/" + indexNameFor(o.name)
-	cw.l.sparse.invalidate(idxPath)
 	cw.finishing.Go(func() error { return o.finish(segDir, idxPath) })
 }
 
@@ -343,8 +298,6 @@ func (r *Retention) Compact() (int, error) {
 		ids = append(ids, rec.ID)
 		return nil
 	})
-	// PHP deletes each record as its stream yields it, so when the stream
-	// fails halfway the records yielded before stay deleted.
 	if err := r.l.deleteMany(ids); err != nil {
 		return 0, err
 	}

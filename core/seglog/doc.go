@@ -4,10 +4,10 @@
 // Two layers:
 //   - Reader/Snapshot: read-only. Opens nothing for writing, takes no lock,
 //     never truncates; a torn or corrupt line ends that segment's replay and
-//     is reported (SegmentInfo). Streams records in storh's order, gets by
-//     id, and renders the mount's records.ndjson and segments/<seg>.ndjson
-//     with exact sizes, and gives PHP's stats() and verify() of an
-//     instance opened on the files without truncating them (readonly.go).
+//     is reported (SegmentInfo). Gets by id, renders the mount's
+//     records.ndjson and segments/<seg>.ndjson with exact sizes, and gives
+//     PHP's stats() and verify() of an instance opened on the files
+//     without truncating them (readonly.go).
 //     Memory is bounded by the number of ids, never by the bytes of the
 //     log: segments are read through a fixed window.
 //   - Log: PHP's SegmentedLogStore instance. Open recovers exactly like the

@@ -1,6 +1,7 @@
 package seglog
 
 import (
+	"slices"
 	"unicode/utf8"
 
 	"github.com/storhfs/storhfs/core/phpjson"
@@ -62,14 +63,7 @@ func recordData(v phpjson.Value) *phpjson.Array {
 		return phpjson.NewArray(0)
 	}
 	keys := a.Keys()
-	hasInt := false
-	for _, k := range keys {
-		if k.IsInt() {
-			hasInt = true
-			break
-		}
-	}
-	if !hasInt {
+	if !slices.ContainsFunc(keys, phpjson.Key.IsInt) {
 		return a
 	}
 	out := phpjson.NewArray(len(keys))

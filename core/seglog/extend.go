@@ -1,5 +1,7 @@
 package seglog
 
+import "slices"
+
 // A newer snapshot of the same log "extends" an older one when the older
 // one's view is a byte prefix of the newer one's. The checks below tell it
 // from the two replays alone, without rendering either view, and only in
@@ -36,21 +38,9 @@ func (s *Snapshot) RecordsExtend(prev *Snapshot) bool {
 // SegmentExtends reports whether segment file's payload view in s is its
 // view in prev followed by more lines.
 func (s *Snapshot) SegmentExtends(prev *Snapshot, file string) bool {
-	old, ok := prev.segment(file)
-	if !ok {
-		return false
-	}
-	cur, ok := s.segment(file)
-	return ok && segmentGrew(old, cur)
-}
-
-func (s *Snapshot) segment(file string) (SegmentInfo, bool) {
-	for _, seg := range s.segments {
-		if seg.File == file {
-			return seg, true
-		}
-	}
-	return SegmentInfo{}, false
+	byFile := func(seg SegmentInfo) bool { return seg.File == file }
+	i, j := slices.IndexFunc(prev.segments, byFile), slices.IndexFunc(s.segments, byFile)
+	return i >= 0 && j >= 0 && segmentGrew(prev.segments[i], s.segments[j])
 }
 
 // segmentGrew: cur is the same file as old (or both are missing) and its

@@ -2,13 +2,14 @@ package seglog
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 )
 
 func recordsBytes(t *testing.T, s *Snapshot) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	for line, err := range s.Records() {
+	for line, err := range records(s) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +94,7 @@ func TestSnapshotExtends(t *testing.T) {
 		t.Error("a compaction counts as an append")
 	}
 	for _, seg := range c.Segments() {
-		_, kept := d.segment(seg.File)
+		kept := slices.ContainsFunc(d.segments, func(s SegmentInfo) bool { return s.File == seg.File })
 		if got := d.SegmentExtends(c, seg.File); got != kept {
 			t.Errorf("segment %s (kept by the compaction: %v) extends: %v", seg.File, kept, got)
 		}

@@ -2,6 +2,7 @@ package seglog
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"syscall"
@@ -15,15 +16,13 @@ import (
 //
 // A snapshot opens each listed segment once, while replaying it, and
 // keeps the descriptor until Snapshot.Close: later reads (records view,
-// segment views, Stream, Get) use that descriptor with ReadAt up to the
-// snapshot's limit, so a compaction that removes or replaces the file
-// meanwhile does not affect the snapshot.
+// segment views, Get) use it up to the snapshot's limit, so a compaction
+// that removes or replaces the file meanwhile does not affect them.
 //
 // At most maxHeldSegments descriptors are kept per snapshot. Segments past
-// that bound (logs with thousands of segments) are reopened by name for
-// each read; a reopened file whose inode differs from the replayed one
-// fails with *SegmentChangedError, and a removed one with
-// *SegmentOpenError, as before.
+// that bound are reopened by name for each read; a reopened file whose
+// inode differs from the replayed one fails with *SegmentChangedError, a
+// removed one with *SegmentOpenError.
 //
 // Bytes below the limit change in place only where storh rewrites them:
 // a last valid line without "\n" (docs/format/segmentedlog.md §2.6) is made invalid by the next
@@ -131,21 +130,44 @@ func (v *view) willNeed(seg int32) {
 	}
 }
 
-// tailOf is seg's unterminated last line, if the view is a snapshot's
-// and the segment has one.
-func (v *view) tailOf(seg int32) (segTail, bool) {
-	if v.held == nil {
-		return segTail{}, false
-	}
-	t, ok := v.held.tails[seg]
-	return t, ok
+// heldLines reads the lines of one segment of a snapshot, below its read
+// limit, failing with *SegmentChangedError where the bytes are no longer
+// those the snapshot replayed.
+type heldLines struct {
+	file    string
+	sc      *lineScanner
+	release func()
+	tail    segTail
+	hasTail bool // the segment's last line is unterminated: check it
 }
 
-// checkTail fails when the line at off is seg's unterminated last line
-// and its bytes differ from the replayed ones.
-func (t segTail) check(file string, off int64, line []byte) error {
-	if off == t.off && xxh3.Hash(line) != t.sum {
-		return &SegmentChangedError{File: file, Offset: off}
+func (v *view) openLines(file string, seg int32) (*heldLines, error) {
+	f, release, err := v.openSegment(file, seg)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	h := &heldLines{file: file, sc: newLineScanner(f, 0, v.readLimit(seg), v.buf), release: release}
+	if v.held != nil {
+		h.tail, h.hasTail = v.held.tails[seg]
+	}
+	return h, nil
+}
+
+// next returns the next line, its payload (framing stripped) and offset;
+// io.EOF at the end.
+func (h *heldLines) next() (line, payload []byte, off int64, err error) {
+	line, off, ok := h.sc.line()
+	if !ok {
+		if err := h.sc.Err(); err != nil {
+			return nil, nil, 0, err
+		}
+		return nil, nil, 0, io.EOF
+	}
+	// The replay validated every line below the read limit with the fast
+	// validator: a line failing it now was rewritten under the snapshot.
+	payload, err = frameFast(line)
+	if err != nil || (h.hasTail && off == h.tail.off && xxh3.Hash(line) != h.tail.sum) {
+		return nil, nil, off, &SegmentChangedError{File: h.file, Offset: off}
+	}
+	return line, payload, off, nil
 }

@@ -164,7 +164,7 @@ func TestSnapshotKeepsRemovedSegments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSize, err := s.RecordsSize()
+	wantSize, err := recordsSize(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestSnapshotKeepsRemovedSegments(t *testing.T) {
 		}
 	}
 	var streamed int
-	if err := s.Stream(StreamQuery{}, func(Record) error { streamed++; return nil }); err != nil || streamed != len(wantRecords) {
+	if err := s.scanView().streamLocked(&StreamQuery{}, func(Record) error { streamed++; return nil }); err != nil || streamed != len(wantRecords) {
 		t.Errorf("stream after removal: %d records, %v; want %d", streamed, err, len(wantRecords))
 	}
 	if rec, err := s.Get(testID(2)); err != nil || rec == nil {

@@ -13,11 +13,7 @@ import (
 // manifest.jsonc beside segments/, or a partitions/ folder of partitioned
 // logs. It creates nothing and follows no symlink.
 func IsCollection(dir string) bool {
-	if isDir(dir + "/" + PartitionsDir) {
-		return true
-	}
-	fi, err := fsutil.Stat(dir + "/" + manifestName)
-	return err == nil && fi.Mode().IsRegular() && isDir(dir+"/"+segmentsDirName)
+	return isDir(dir+"/"+PartitionsDir) || (HasManifest(dir) && isDir(dir+"/"+segmentsDirName))
 }
 
 func isDir(path string) bool {

@@ -115,7 +115,7 @@ func FuzzLine(f *testing.F) {
 	f.Add([]byte("\t\t\n"))
 	f.Add([]byte("1e2\t\t\xff\xfe"))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		op, id, plen, err := validateFast(line)
+		op, id, _, plen, err := validateFast(line)
 		if err == nil {
 			payload, perr := frameFast(line)
 			if perr != nil || len(payload) != plen {
@@ -125,7 +125,7 @@ func FuzzLine(f *testing.F) {
 				t.Fatalf("accepted line without op/id: %q", line)
 			}
 			canon := AppendLine(nil, payload)
-			if _, _, _, err := validateFast(canon); err != nil {
+			if _, _, _, _, err := validateFast(canon); err != nil {
 				t.Fatalf("re-framed line rejected: %q: %v", canon, err)
 			}
 		}
@@ -144,7 +144,7 @@ func FuzzLine(f *testing.F) {
 		sc := newLineScanner(bytes.NewReader(line), 0, -1, nil)
 		total := 0
 		for {
-			l, _, _, ok := sc.line()
+			l, _, ok := sc.line()
 			if !ok {
 				break
 			}

@@ -30,8 +30,6 @@ type Log struct {
 
 	active *activeSegment // open append handle, nil until the first append
 
-	readers map[int32]*os.File // read handles for get(), by segment
-
 	closed bool
 }
 
@@ -51,10 +49,9 @@ func Open(root, collection string, opts Options) (*Log, error) {
 		opts.NewID = gen.New
 	}
 	l := &Log{
-		view:    view{segDir: dir + "/" + segmentsDirName, buf: make([]byte, scanBufSize), sparse: newSparseCache()},
-		dir:     dir,
-		opts:    opts,
-		readers: map[int32]*os.File{},
+		view: view{segDir: dir + "/" + segmentsDirName, buf: make([]byte, scanBufSize)},
+		dir:  dir,
+		opts: opts,
 	}
 	if err := l.open(); err != nil {
 		l.closeFiles()
@@ -62,9 +59,6 @@ func Open(root, collection string, opts Options) (*Log, error) {
 	}
 	return l, nil
 }
-
-// Dir is the collection (partition) directory.
-func (l *Log) Dir() string { return l.dir }
 
 func (l *Log) open() (err error) {
 	if err := fsutil.EnsureDir(l.dir); err != nil {
@@ -120,7 +114,6 @@ func (l *Log) Close() error {
 
 func (l *Log) closeFiles() error {
 	l.dropActive()
-	l.dropReaders()
 	if l.writer != nil {
 		l.writer.Unregister()
 	}
@@ -128,13 +121,6 @@ func (l *Log) closeFiles() error {
 		return l.lock.Close()
 	}
 	return nil
-}
-
-func (l *Log) dropReaders() {
-	for k, f := range l.readers {
-		f.Close()
-		delete(l.readers, k)
-	}
 }
 
 // removeLegacyDirs deletes segments.compact-*, index.rebuild-* and

@@ -37,6 +37,11 @@ func streamIDs(t *testing.T, stream func(StreamQuery, func(Record) error) error,
 	return ids
 }
 
+// snapshotStream streams a snapshot's view as Log.Stream does a log's.
+func snapshotStream(s *Snapshot) func(StreamQuery, func(Record) error) error {
+	return func(q StreamQuery, fn func(Record) error) error { return s.scanView().streamLocked(&q, fn) }
+}
+
 func TestReaderNeverModifies(t *testing.T) {
 	root := t.TempDir()
 	l := openTest(t, root, 300)
@@ -68,7 +73,7 @@ func TestReaderNeverModifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := streamIDs(t, s.Stream, StreamQuery{}); strings.Join(got, ",") != strings.Join(want, ",") {
+	if got := streamIDs(t, snapshotStream(s), StreamQuery{}); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("reader stream %v, want %v", got, want)
 	}
 	segs := s.Segments()
@@ -84,7 +89,7 @@ func TestReaderNeverModifies(t *testing.T) {
 	// Records and their size agree; segment payload sizes agree.
 	var total int64
 	n := 0
-	for line, err := range s.Records() {
+	for line, err := range records(s) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,8 +99,8 @@ func TestReaderNeverModifies(t *testing.T) {
 		total += int64(len(line))
 		n++
 	}
-	if size, err := s.RecordsSize(); err != nil || size != total || n != len(want) || s.Live() != n {
-		t.Fatalf("RecordsSize %d (%v), lines %d bytes %d, live %d", size, err, n, total, s.Live())
+	if size, err := recordsSize(s); err != nil || size != total || n != len(want) || s.v.state.live != n {
+		t.Fatalf("RecordsSize %d (%v), lines %d bytes %d, live %d", size, err, n, total, s.v.state.live)
 	}
 	for _, seg := range segs {
 		var sz int64
@@ -118,7 +123,7 @@ func TestReaderNeverModifies(t *testing.T) {
 	var q StreamQuery
 	q.After(testID(4))
 	q.Limit(2)
-	if got := streamIDs(t, s.Stream, q); strings.Join(got, ",") != testID(5)+","+testID(6) {
+	if got := streamIDs(t, snapshotStream(s), q); strings.Join(got, ",") != testID(5)+","+testID(6) {
 		t.Fatalf("cursor stream %v", got)
 	}
 

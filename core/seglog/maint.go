@@ -45,51 +45,43 @@ func (h Health) Array() *phpjson.Array {
 func (l *Log) Stats() (Stats, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.statsLocked()
-}
-
-func (l *Log) statsLocked() (Stats, error) {
 	if err := l.refreshManifest(); err != nil {
 		return Stats{}, err
 	}
-	return Stats{
-		Segments: l.man.entryCount(),
-		Records:  l.state.live,
-		Deleted:  l.state.deleted,
-		Bytes:    segmentBytes(l.segDir, l.man),
-	}, nil
+	return l.summary(), nil
 }
 
 // Verify is PHP's verify() (docs/format/segmentedlog.md §5.3): no lock, nothing modified.
 func (l *Log) Verify() (Health, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var h Health
 	if err := l.refreshManifest(); err != nil {
-		return h, err
+		return Health{}, err
 	}
-	if err := l.verifyReplay(); err != nil {
-		h.Errors = append(h.Errors, err.Error())
-	}
-	if err := l.streamLocked(&StreamQuery{strict: true}, func(Record) error { return nil }); err != nil {
-		h.Errors = append(h.Errors, err.Error())
-	}
-	st, err := l.statsLocked()
-	if err != nil {
-		h.Errors = append(h.Errors, err.Error())
-		st = Stats{Segments: l.man.entryCount()}
-	}
-	h.Stats = st
+	h := Health{Errors: l.verify(), Stats: l.summary()}
 	h.OK = len(h.Errors) == 0
 	return h, nil
 }
 
-// Health is Verify.
-func (l *Log) Health() (Health, error) { return l.Verify() }
-
-// verifyReplay replays with full decode and compares with the state index.
-func (l *Log) verifyReplay() error {
-	return verifyReplay(l.segDir, l.man, l.segs, l.state, l.buf)
+// verify is the check part of verify(): a replay with full decode of
+// every listed segment (no truncation), compared with the state index,
+// then a strict drain of the stream. It returns their errors' texts.
+func (v *view) verify() []string {
+	errs := []string{}
+	fresh := newStateIndex()
+	for _, e := range v.man.segments() {
+		if _, err := replaySegment(v.segDir+"/"+e.file, v.segs.id(e.file), replayVerify, fresh, 0, v.buf); err != nil {
+			errs = append(errs, err.Error())
+			break
+		}
+	}
+	if len(errs) == 0 && !fresh.sameAs(v.state) {
+		errs = append(errs, ErrStateDrift.Error())
+	}
+	if err := v.streamLocked(&StreamQuery{strict: true}, func(Record) error { return nil }); err != nil {
+		errs = append(errs, err.Error())
+	}
+	return errs
 }
 
 // Repair is PHP's repair(): recover() then {"ok":true,"stats":...}.

@@ -2,8 +2,10 @@ package seglog
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/core/phpjson"
@@ -55,19 +57,12 @@ func segmentNumber(name string) (int64, bool) {
 }
 
 // segmentName is seg-%06d.ndjson.
-func segmentName(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for len(s) < 6 {
-		s = "0" + s
-	}
-	return "seg-" + s + ".ndjson"
-}
+func segmentName(n int64) string { return fmt.Sprintf("seg-%06d.ndjson", n) }
 
 // indexNameFor replaces a trailing ".ndjson" with ".idx.jsonc".
 func indexNameFor(file string) string {
-	const ext = ".ndjson"
-	if len(file) >= len(ext) && file[len(file)-len(ext):] == ext {
-		return file[:len(file)-len(ext)] + ".idx.jsonc"
+	if base, ok := strings.CutSuffix(file, ".ndjson"); ok {
+		return base + ".idx.jsonc"
 	}
 	return file
 }
@@ -211,9 +206,7 @@ func (m *manifest) referenced() map[string]bool {
 }
 
 // setStats writes scan stats into an entry (keys keep their positions; new
-// keys are appended in PHP's order max, min, records, ordered). It edits the
-// entry in place: the manifest must then be written with writeManifest,
-// which resets the roll encoder's cache of encoded entries (manifest_enc.go).
+// keys are appended in PHP's order max, min, records, ordered), in place.
 func (e *segEntry) setStats(st *segStats) {
 	if st == nil || st.records == 0 {
 		e.obj.SetString("max", nil)
@@ -232,10 +225,7 @@ func (e *segEntry) setStats(st *segStats) {
 func newActiveObj(file string) *phpjson.Array {
 	a := phpjson.NewArray(5)
 	a.SetString("file", file)
-	a.SetString("max", nil)
-	a.SetString("min", nil)
-	a.SetString("records", int64(0))
-	a.SetString("ordered", true)
+	(&segEntry{obj: a}).setStats(nil)
 	return a
 }
 
@@ -244,15 +234,7 @@ func sealedObj(file string, st *segStats, compacted bool) *phpjson.Array {
 	a := phpjson.NewArray(7)
 	a.SetString("file", file)
 	a.SetString("index", indexNameFor(file))
-	if st.records == 0 {
-		a.SetString("max", nil)
-		a.SetString("min", nil)
-	} else {
-		a.SetString("max", st.max())
-		a.SetString("min", st.min())
-	}
-	a.SetString("records", st.records)
-	a.SetString("ordered", st.ordered)
+	(&segEntry{obj: a}).setStats(st)
 	if compacted {
 		a.SetString("compacted", true)
 	}

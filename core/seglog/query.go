@@ -21,8 +21,6 @@ type StreamQuery struct {
 	// ContinueOnError, when set, receives "<segment-file>:<offset>" and the
 	// error of each undecodable line, which is then skipped.
 	ContinueOnError func(location string, err error)
-	// OnSegmentOpen, when set, receives each segment file actually opened.
-	OnSegmentOpen func(file string)
 }
 
 type whereEqual struct {
@@ -66,18 +64,10 @@ func (q *StreamQuery) Limit(n int) error {
 
 // seekID is the larger of after and lower, if any is set.
 func (q *StreamQuery) seekID() (string, bool) {
-	switch {
-	case q.hasAfter && q.hasLower:
-		if q.after > q.lower {
-			return q.after, true
-		}
-		return q.lower, true
-	case q.hasAfter:
+	if q.hasAfter && (!q.hasLower || q.after > q.lower) {
 		return q.after, true
-	case q.hasLower:
-		return q.lower, true
 	}
-	return "", false
+	return q.lower, q.hasLower
 }
 
 // skipSegment applies the min/max rules of docs/format/segmentedlog.md §4.4.
@@ -85,17 +75,7 @@ func (q *StreamQuery) skipSegment(min, max string) bool {
 	return (q.hasAfter && max <= q.after) || (q.hasLower && max < q.lower) || (q.hasUpper && min > q.upper)
 }
 
-// skipSegmentBytes is skipSegment for raw bounds (no string copies).
-func (q *StreamQuery) skipSegmentBytes(min, max []byte) bool {
-	return (q.hasAfter && string(max) <= q.after) || (q.hasLower && string(max) < q.lower) || (q.hasUpper && string(min) > q.upper)
-}
-
-// matchID applies the id filters.
-func (q *StreamQuery) matchID(id string) bool {
-	return (!q.hasAfter || id > q.after) && (!q.hasLower || id >= q.lower) && (!q.hasUpper || id <= q.upper)
-}
-
-// matchIDBytes is matchID for raw id bytes (no string copy).
+// matchIDBytes applies the id filters (to raw id bytes: no string copy).
 func (q *StreamQuery) matchIDBytes(id []byte) bool {
 	return (!q.hasAfter || string(id) > q.after) && (!q.hasLower || string(id) >= q.lower) && (!q.hasUpper || string(id) <= q.upper)
 }

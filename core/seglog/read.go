@@ -1,14 +1,10 @@
 package seglog
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"os"
 	"strconv"
 
-	"github.com/storhfs/storhfs/core/fsutil"
-	"github.com/storhfs/storhfs/core/guard"
 	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
@@ -23,21 +19,24 @@ func (l *Log) Get(id string) (*Record, error) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	loc, ok := l.state.lookupString(id)
+	return l.get(id)
+}
+
+// get reads the put line the state index holds for id and checks it
+// (docs/format/segmentedlog.md §4.2); nil when id is not live.
+func (v *view) get(id string) (*Record, error) {
+	loc, ok := v.state.lookup([]byte(id))
 	if !ok || loc.deleted {
 		return nil, nil
 	}
-	f, err := l.readHandle(loc.seg)
+	f, release, err := v.openSegment(v.segs.names[loc.seg], loc.seg)
 	if err != nil {
-		return nil, &SegmentOpenError{File: l.segs.names[loc.seg], Err: err}
+		return nil, err
 	}
-	return readRecordAt(f, loc.off, id)
-}
-
-// readRecordAt reads and checks the put line of id at off (docs/format/segmentedlog.md §4.2).
-func readRecordAt(f io.ReaderAt, off int64, id string) (*Record, error) {
-	line, err := readLineAt(f, off)
-	if err != nil {
+	defer release()
+	sc := newLineScanner(f, loc.off, -1, make([]byte, 512))
+	line, _, ok := sc.line()
+	if !ok || sc.Err() != nil {
 		return nil, ErrReadRecord
 	}
 	payload, err := frameFull(line)
@@ -52,65 +51,6 @@ func readRecordAt(f io.ReaderAt, off int64, id string) (*Record, error) {
 		return nil, ErrWrongRecord
 	}
 	return &Record{ID: id, Data: recordData(env.data)}, nil
-}
-
-func (l *Log) readHandle(seg int32) (*os.File, error) {
-	if f, ok := l.readers[seg]; ok {
-		return f, nil
-	}
-	f, err := fsutil.OpenFile(l.segDir+"/"+l.segs.names[seg], os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	l.readers[seg] = f
-	return f, nil
-}
-
-// readLineAt reads the line starting at off (up to and including "\n",
-// or to EOF), sized from its length field so that one or two reads do.
-func readLineAt(f io.ReaderAt, off int64) ([]byte, error) {
-	buf := make([]byte, 512)
-	n, err := f.ReadAt(buf, off)
-	if n == 0 {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	buf = buf[:n]
-	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-		return buf[:i+1], nil
-	}
-	if n < 512 {
-		return buf, nil // last line without "\n"
-	}
-	want := int64(0)
-	if t1 := bytes.IndexByte(buf, '\t'); t1 >= 0 {
-		if t2 := bytes.IndexByte(buf[t1+1:], '\t'); t2 >= 0 {
-			if d := guard.PHPIntCast(buf[:t1]); d > 0 && d <= MaxLineBytes {
-				want = int64(t1+1+t2+1) + d + 2
-			}
-		}
-	}
-	if want <= int64(n) {
-		// Unknown length: read on in the scanner's bounded way.
-		sc := newLineScanner(f, off, -1, nil)
-		line, _, _, ok := sc.line()
-		if !ok {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return line, sc.Err()
-	}
-	full := make([]byte, want)
-	m, err := f.ReadAt(full, off)
-	full = full[:m]
-	if i := bytes.IndexByte(full, '\n'); i >= 0 {
-		return full[:i+1], nil
-	}
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
-	return full, nil
 }
 
 // Stream calls fn for each live record in storh's stream order (docs/format/segmentedlog.md §4.3):
@@ -135,31 +75,22 @@ func (l *view) streamLocked(q *StreamQuery, fn func(Record) error) error {
 	seekID, hasSeek := q.seekID()
 	for _, e := range l.man.segments() {
 		seg := l.segs.id(e.file)
-		// Bounds from this instance's scan stats when it has them (compared
-		// in place, without copies), else from the manifest entry.
-		known, ordered := e.hasMin, e.ordered
-		var skip, minBelowSeek bool
+		// Bounds from this instance's scan stats when it has them, else
+		// from the manifest entry.
+		known, ordered, min, max := e.hasMin, e.ordered, e.min, e.max
 		if st := l.stats[seg]; st != nil {
-			known, ordered = st.records > 0, st.ordered
-			skip = known && q.skipSegmentBytes(st.minB, st.maxB)
-			minBelowSeek = string(st.minB) < seekID
-		} else {
-			skip = known && q.skipSegment(e.min, e.max)
-			minBelowSeek = e.min < seekID
+			known, ordered, min, max = st.records > 0, st.ordered, st.min(), st.max()
 		}
-		if skip {
+		if known && q.skipSegment(min, max) {
 			continue
 		}
 		var start int64
-		if hasSeek && e.hasIndex && ordered && known && minBelowSeek {
-			start = seekOffset(l.sparse.get(l.segDir+"/"+e.index), seekID)
+		if hasSeek && e.hasIndex && ordered && known && min < seekID {
+			start = seekOffset(l.segDir+"/"+e.index, seekID)
 		}
 		f, release, err := l.openSegment(e.file, seg)
 		if err != nil {
 			return err
-		}
-		if q.OnSegmentOpen != nil {
-			q.OnSegmentOpen(e.file)
 		}
 		stop, err := l.streamSegment(f, e.file, seg, start, ordered, q, fn, &yielded)
 		release()
@@ -188,7 +119,7 @@ func plainID(b []byte) bool {
 func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, ordered bool, q *StreamQuery, fn func(Record) error, yielded *int) (bool, error) {
 	sc := newLineScanner(f, start, l.readLimit(seg), l.buf)
 	for {
-		line, off, _, ok := sc.line()
+		line, off, ok := sc.line()
 		if !ok {
 			break
 		}
@@ -232,7 +163,7 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 		if !uuidv7.Valid(env.id) {
 			return false, uuidv7.ErrInvalid
 		}
-		if !decoded && !q.matchID(env.id) {
+		if !decoded && !q.matchIDBytes([]byte(env.id)) {
 			continue
 		}
 		data := recordData(env.data)
@@ -256,7 +187,7 @@ func (l *view) streamSegment(f *os.File, file string, seg int32, start int64, or
 // validation read, which a foreign line's full decode may contradict.
 func (l *view) isCurrentLine(line []byte, id string, seg int32, off int64) bool {
 	if l.state.sequential {
-		_, rid, _, err := validateFast(line)
+		_, rid, _, _, err := validateFast(line)
 		return err == nil && string(rid) == id
 	}
 	return l.state.isCurrent([]byte(id), seg, off)

@@ -2,6 +2,7 @@ package seglog
 
 import (
 	"fmt"
+	"io"
 	"iter"
 	"os"
 	"strings"
@@ -27,14 +28,12 @@ func NewReader(dir string) *Reader { return &Reader{dir: dir} }
 // SegmentInfo describes one manifest-listed segment as a snapshot saw it.
 type SegmentInfo struct {
 	File         string
-	Sealed       bool
 	Missing      bool   // listed but absent (or unreadable): skipped
 	Size         int64  // bytes seen when replaying
 	ValidEnd     int64  // end of the valid prefix; reads stop here
 	Lines        int64  // valid lines (puts and tombstones)
 	PayloadBytes int64  // size of the valid lines with framing stripped (payload + "\n" each)
 	Err          error  // first invalid line (torn or corrupt), nil if none
-	ErrOffset    int64  // its offset
 	Ino          uint64 // the file replayed (0 when unknown)
 	// Unterminated: the last valid line has no "\n", so storh may still
 	// rewrite it in place (docs/format/segmentedlog.md §2.6).
@@ -56,22 +55,17 @@ func (e *LineError) Unwrap() error { return e.Err }
 // snapshot never go past the prefixes it recorded, so sizes and contents
 // agree even while writers append. Safe for concurrent use.
 type Snapshot struct {
-	dir      string
 	v        view
 	segments []SegmentInfo
-
-	sizeOnce sync.Once
-	size     int64
-	sizeErr  error
 
 	// recordsSize is the records view's size counted during the replay,
 	// valid when recordsExact (see segReplay.recordsBytes).
 	recordsSize  int64
 	recordsExact bool
-	// trusted holds, for a sequential snapshot, the inode of each segment
-	// whose replayed prefix is all canonical puts with valid ids (see
+	// trusted holds, for a sequential snapshot, each segment whose
+	// replayed prefix is all canonical puts with valid ids (see
 	// RecordLines).
-	trusted map[int32]uint64
+	trusted map[int32]bool
 
 	fullOnce sync.Once
 	full     *view
@@ -84,46 +78,30 @@ const snapshotRetries = 3
 
 // Snapshot reads the manifest and replays every listed segment.
 func (r *Reader) Snapshot() (*Snapshot, error) {
-	var s *Snapshot
-	var err error
-	for attempt := 0; attempt <= snapshotRetries; attempt++ {
-		var vanished bool
-		s, vanished, err = r.snapshotOnce()
+	for attempt := 0; ; attempt++ {
+		m, err := readManifest(r.dir)
+		if err != nil {
+			return nil, err
+		}
+		s, vanished, err := r.snapshotOf(m)
 		if err != nil || !vanished || attempt == snapshotRetries {
 			return s, err
 		}
 		s.Close()
 	}
-	return s, err
-}
-
-func (r *Reader) snapshotOnce() (*Snapshot, bool, error) {
-	m, err := readManifest(r.dir)
-	if err != nil {
-		return nil, false, err
-	}
-	return r.snapshotOf(m)
 }
 
 // snapshotOf replays the segments m lists; vanished reports a listed
 // compact-* file that is missing. The replay first assumes an append-only
 // log of increasing ids (a sequential index, no per-id memory, and the
 // records view's size counted on the way); the first line contradicting
-// that starts it over with a full index.
+// that starts it over with a full index. On error nothing stays open.
 func (r *Reader) snapshotOf(m *manifest) (*Snapshot, bool, error) {
-	s, vanished, err := r.replayInto(m, newSequentialIndex())
-	if err != nil || !s.v.state.broken {
-		return s, vanished, err
+	s, vanished, err := r.replay(m, newSequentialIndex())
+	if err == nil && s.v.state.broken {
+		s.Close()
+		s, vanished, err = r.replay(m, newStateIndexFor(m))
 	}
-	s.Close()
-	return r.replayInto(m, newStateIndexFor(m))
-}
-
-// replayInto replays m's segments into state, keeping them open (see
-// heldSegments); it returns early once a sequential state breaks. On
-// error nothing stays open.
-func (r *Reader) replayInto(m *manifest, state *stateIndex) (s *Snapshot, vanished bool, err error) {
-	s, vanished, err = r.replayOpen(m, state)
 	if err != nil {
 		s.Close()
 		return nil, false, err
@@ -131,8 +109,10 @@ func (r *Reader) replayInto(m *manifest, state *stateIndex) (s *Snapshot, vanish
 	return s, vanished, nil
 }
 
-func (r *Reader) replayOpen(m *manifest, state *stateIndex) (*Snapshot, bool, error) {
-	s := &Snapshot{dir: r.dir, recordsExact: state.sequential, trusted: map[int32]uint64{}}
+// replay replays m's segments into state, keeping them open (see
+// heldSegments); it returns early once a sequential state breaks.
+func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error) {
+	s := &Snapshot{recordsExact: state.sequential, trusted: map[int32]bool{}}
 	s.v = view{
 		segDir: r.dir + "/" + segmentsDirName,
 		man:    m,
@@ -140,55 +120,46 @@ func (r *Reader) replayOpen(m *manifest, state *stateIndex) (*Snapshot, bool, er
 		state:  state,
 		stats:  map[int32]*segStats{},
 		limits: map[int32]int64{},
-		sparse: newSparseCache(),
 		held:   newHeldSegments(),
 	}
 	buf := make([]byte, scanBufSize)
 	vanished := false
 	for _, e := range m.segments() {
 		seg := s.v.segs.id(e.file)
-		res, err := s.v.replayHeld(e.file, seg, buf)
-		if err != nil {
-			return s, false, err
+		res := segReplay{stats: newSegStats(0), missing: true, recordsExact: true}
+		if f, err := fsutil.OpenFile(s.v.segDir+"/"+e.file, os.O_RDONLY, 0); err == nil {
+			res, err = replayFile(f, seg, replayRead, state, 0, buf, -1)
+			if err != nil || !s.v.held.keep(seg, f, res) {
+				f.Close() // beyond the held bound, or failed
+			}
+			if err != nil {
+				return s, false, err
+			}
 		}
 		if state.broken {
 			return s, false, nil
 		}
-		info := SegmentInfo{File: e.file, Sealed: e != m.active, Missing: res.missing}
+		info := SegmentInfo{File: e.file, Missing: res.missing}
 		if res.missing {
 			if strings.HasPrefix(e.file, "compact-") {
 				vanished = true
 			}
 			s.v.limits[seg] = 0
 		} else {
-			info.Size, info.ValidEnd, info.Lines = res.size, res.end, res.stats.records
-			info.PayloadBytes, info.Err, info.ErrOffset = res.payloadBytes, res.bad, res.badOff
+			info.Size, info.ValidEnd, info.Lines = res.size, res.stats.end, res.stats.records
+			info.PayloadBytes, info.Err = res.payloadBytes, res.bad
 			info.Ino, info.Unterminated = res.ino, res.unterminated
 			s.v.stats[seg] = res.stats
-			s.v.limits[seg] = res.end
+			s.v.limits[seg] = res.stats.end
 			s.recordsSize += res.recordsBytes
 			s.recordsExact = s.recordsExact && res.recordsExact
 			if state.sequential && res.recordsExact && res.ino != 0 && !res.unterminated {
-				s.trusted[seg] = res.ino
+				s.trusted[seg] = true
 			}
 		}
 		s.segments = append(s.segments, info)
 	}
 	return s, vanished, nil
-}
-
-// replayHeld replays segment seg (file) of a snapshot being built and
-// keeps the file open in v.held when within the bound.
-func (v *view) replayHeld(file string, seg int32, buf []byte) (segReplay, error) {
-	f, err := fsutil.OpenFile(v.segDir+"/"+file, os.O_RDONLY, 0)
-	if err != nil {
-		return segReplay{stats: newSegStats(0), missing: true, recordsExact: true}, nil
-	}
-	res, err := replayFile(f, seg, replayRead, v.state, 0, buf, -1)
-	if err != nil || !v.held.keep(seg, f, res) {
-		f.Close()
-	}
-	return res, err
 }
 
 // Close releases the segment files the snapshot holds open. Reads after
@@ -208,7 +179,8 @@ func (s *Snapshot) fullView() (*view, error) {
 		return &s.v, nil
 	}
 	s.fullOnce.Do(func() {
-		state := newStateIndexFor(s.v.man)
+		full := s.v
+		full.state = newStateIndexFor(s.v.man)
 		buf := make([]byte, scanBufSize)
 		for _, e := range s.v.man.segments() {
 			seg := s.v.segs.id(e.file)
@@ -216,20 +188,16 @@ func (s *Snapshot) fullView() (*view, error) {
 				continue // missing when replayed, or empty
 			}
 			f, release, err := s.v.openSegment(e.file, seg)
-			if err != nil {
-				s.fullErr = err
-				return
+			if err == nil {
+				_, err = replayFile(f, seg, replayRead, full.state, 0, buf, s.v.readLimit(seg))
+				release()
 			}
-			_, err = replayFile(f, seg, replayRead, state, 0, buf, s.v.readLimit(seg))
-			release()
 			if err != nil {
 				s.fullErr = err
 				return
 			}
 		}
-		v := s.v
-		v.state = state
-		s.full = &v
+		s.full = &full
 	})
 	return s.full, s.fullErr
 }
@@ -238,26 +206,11 @@ func (s *Snapshot) fullView() (*view, error) {
 // the active one).
 func (s *Snapshot) Segments() []SegmentInfo { return append([]SegmentInfo(nil), s.segments...) }
 
-// Live is the number of live records; Deleted the number of tombstoned ids.
-func (s *Snapshot) Live() int    { return s.v.state.live }
-func (s *Snapshot) Deleted() int { return s.v.state.deleted }
-
 // scanView is a copy of the view with its own scan buffer.
 func (s *Snapshot) scanView() *view {
 	v := s.v
 	v.buf = make([]byte, scanBufSize)
 	return &v
-}
-
-// Stream calls fn for each live record in storh's stream order with the
-// query's filters (docs/format/segmentedlog.md §4.3). An undecodable line fails the stream unless
-// q.ContinueOnError is set, as in PHP.
-func (s *Snapshot) Stream(q StreamQuery, fn func(Record) error) error {
-	err := s.scanView().streamLocked(&q, fn)
-	if err == errStopStream {
-		return nil
-	}
-	return err
 }
 
 // Get returns the live record id, or nil.
@@ -266,39 +219,7 @@ func (s *Snapshot) Get(id string) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc, ok := v.state.lookupString(id)
-	if !ok || loc.deleted {
-		return nil, nil
-	}
-	name := v.segs.names[loc.seg]
-	f, release, err := v.openSegment(name, loc.seg)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return readRecordAt(f, loc.off, id)
-}
-
-// RecordsSize is the exact byte size of everything Records yields: known
-// from the replay for an append-only log of canonical lines (see
-// KnownRecordsSize), else computed once per snapshot by one pass.
-func (s *Snapshot) RecordsSize() (int64, error) {
-	if n, ok := s.KnownRecordsSize(); ok {
-		return n, nil
-	}
-	s.sizeOnce.Do(func() {
-		for line, err := range s.Records() {
-			if err != nil {
-				if _, ok := err.(*LineError); ok {
-					continue
-				}
-				s.sizeErr = err
-				return
-			}
-			s.size += int64(len(line))
-		}
-	})
-	return s.size, s.sizeErr
+	return v.get(id)
 }
 
 // SegmentLines yields the payload of each valid line of segment file (up
@@ -311,39 +232,26 @@ func (s *Snapshot) SegmentLines(file string) iter.Seq2[[]byte, error] {
 			yield(nil, fmt.Errorf("segment %s is not in the manifest: %w", file, os.ErrNotExist))
 			return
 		}
-		f, release, err := s.v.openSegment(file, seg)
+		lines, err := s.scanView().openLines(file, seg)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		defer release()
-		tail, hasTail := s.v.tailOf(seg)
-		sc := newLineScanner(f, 0, s.v.readLimit(seg), nil)
+		defer lines.release()
 		var out []byte
 		for {
-			line, off, _, ok := sc.line()
-			if !ok {
-				break
-			}
-			payload, err := frameFast(line)
-			if err != nil {
-				// The replay validated every line below the limit.
-				yield(nil, &SegmentChangedError{File: file, Offset: off})
+			_, payload, _, err := lines.next()
+			if err == io.EOF {
 				return
 			}
-			if hasTail {
-				if err := tail.check(file, off, line); err != nil {
-					yield(nil, err)
-					return
-				}
+			if err != nil {
+				yield(nil, err)
+				return
 			}
 			out = append(append(out[:0], payload...), '\n')
 			if !yield(out, nil) {
 				return
 			}
-		}
-		if err := sc.Err(); err != nil {
-			yield(nil, err)
 		}
 	}
 }

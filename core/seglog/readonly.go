@@ -31,18 +31,9 @@ func (r *Reader) SnapshotAsOpened() (*Snapshot, error) {
 	return s, err
 }
 
-// Stats is PHP's stats() for the snapshot (docs/format/segmentedlog.md §4.5): manifest entries,
-// live and tombstoned ids of the snapshot's state index, and the current
-// size of every referenced segment file (torn tails included; missing
-// files count 0).
-func (s *Snapshot) Stats() Stats {
-	return Stats{
-		Segments: s.v.man.entryCount(),
-		Records:  s.v.state.live,
-		Deleted:  s.v.state.deleted,
-		Bytes:    segmentBytes(s.v.segDir, s.v.man),
-	}
-}
+// Stats is PHP's stats() for the snapshot (docs/format/segmentedlog.md
+// §4.5); bytes include torn tails.
+func (s *Snapshot) Stats() Stats { return s.v.summary() }
 
 // Verify is PHP's verify()/health() (docs/format/segmentedlog.md §5.3) of an instance whose state
 // is the snapshot's: a full-decode replay of the files as they are now,
@@ -58,53 +49,29 @@ func (s *Snapshot) Verify() Health {
 		h.Stats = s.Stats()
 		return h
 	}
-	buf := make([]byte, scanBufSize)
-	if err := verifyReplay(full.segDir, full.man, full.segs, full.state, buf); err != nil {
-		h.Errors = append(h.Errors, err.Error())
-	}
 	v := *full
 	v.man = withoutMissingActive(v.segDir, v.man)
 	v.limits = nil // the stream reads every segment to EOF, past the valid prefix
 	v.held = nil   // ... of the files as they are now
-	v.buf = buf
-	if err := v.streamLocked(&StreamQuery{strict: true}, func(Record) error { return nil }); err != nil {
-		h.Errors = append(h.Errors, err.Error())
-	}
+	v.buf = make([]byte, scanBufSize)
+	h.Errors = v.verify()
 	h.Stats = s.Stats()
 	h.OK = len(h.Errors) == 0
 	return h
 }
 
-// Health is Verify.
-func (s *Snapshot) Health() Health { return s.Verify() }
-
-// segmentBytes is stats().bytes: the sizes of the files the manifest's
-// entries name (an entry listed twice counts twice, as in PHP).
-func segmentBytes(segDir string, m *manifest) int64 {
-	var n int64
-	for _, e := range m.segments() {
-		if fi, err := fsutil.Stat(segDir + "/" + e.file); err == nil {
-			n += fi.Size()
+// summary is stats() of the view: manifest entries, live and tombstoned
+// ids of its state index, and the current size of the files the entries
+// name (missing files count 0; an entry listed twice counts twice, as in
+// PHP).
+func (v *view) summary() Stats {
+	st := Stats{Segments: v.man.entryCount(), Records: v.state.live, Deleted: v.state.deleted}
+	for _, e := range v.man.segments() {
+		if fi, err := fsutil.Stat(v.segDir + "/" + e.file); err == nil {
+			st.Bytes += fi.Size()
 		}
 	}
-	return n
-}
-
-// verifyReplay replays every listed segment with full decode (no
-// truncation) and compares the result with state: the first invalid line's
-// error, else ErrStateDrift when any id's location differs. segs must
-// already hold every listed file name (then it is only read).
-func verifyReplay(segDir string, m *manifest, segs *segTable, state *stateIndex, buf []byte) error {
-	fresh := newStateIndex()
-	for _, e := range m.segments() {
-		if _, err := replaySegment(segDir+"/"+e.file, segs.id(e.file), replayVerify, fresh, 0, buf); err != nil {
-			return err
-		}
-	}
-	if !fresh.sameAs(state) {
-		return ErrStateDrift
-	}
-	return nil
+	return st
 }
 
 // withoutMissingActive is m without the entries naming the active file

@@ -1,10 +1,8 @@
 package seglog
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"iter"
 
 	"github.com/storhfs/storhfs/core/uuidv7"
 )
@@ -16,22 +14,18 @@ import (
 // concurrent use; each reader is independent.
 type RecordLines struct {
 	v       *view
-	trusted map[int32]uint64
+	trusted map[int32]bool
 	entries []*segEntry
 	i       int // next entry to open
 
-	release func() // of the open segment
-	file    string
-	seg     int32
-	sc      *lineScanner
-	// trust: this segment is the very file (inode) the replay found to be
-	// canonical puts up to the read limit, ending with "\n" (so storh
-	// never rewrites those bytes in place: appends go after them, recovery
-	// truncates only past them). Its lines are copied without decoding,
-	// after the framing (length, xxh32) is checked again.
-	trust   bool
-	tail    segTail // the segment's unterminated last line, if hasTail
-	hasTail bool
+	lines *heldLines // the open segment, nil between segments
+	seg   int32
+	// trust: this segment is the very file (inode; openSegment checks it)
+	// the replay found to be canonical puts up to the read limit, ending
+	// with "\n" (so storh never rewrites those bytes in place: appends go
+	// after them, recovery truncates only past them). Its lines are copied
+	// without decoding, after the framing (length, xxh32) is checked again.
+	trust bool
 
 	out   []byte
 	canon canonChecker
@@ -45,8 +39,8 @@ func (s *Snapshot) RecordLines() *RecordLines {
 
 // KnownRecordsSize is the records view's size when the replay could count
 // it: an append-only log (no overwrite, no tombstone, increasing ids)
-// whose lines are canonical puts. Otherwise ok is false (RecordsSize
-// then makes one pass).
+// whose lines are canonical puts. Otherwise ok is false (the size is
+// then one pass over RecordLines).
 func (s *Snapshot) KnownRecordsSize() (int64, bool) {
 	return s.recordsSize, s.v.state.sequential && s.recordsExact
 }
@@ -58,27 +52,26 @@ func (s *Snapshot) KnownRecordsSize() (int64, bool) {
 // *SegmentChangedError when bytes the snapshot replayed changed since.
 func (r *RecordLines) Next() ([]byte, error) {
 	for !r.done {
-		if r.sc == nil {
+		if r.lines == nil {
 			if err := r.openNext(); err != nil {
-				r.finish()
+				r.Close()
 				return nil, err
 			}
 			continue
 		}
-		line, off, _, ok := r.sc.line()
-		if !ok {
-			err := r.sc.Err()
+		line, payload, off, err := r.lines.next()
+		if err == io.EOF {
 			r.closeSegment()
-			if err != nil {
-				r.finish()
-				return nil, err
-			}
 			continue
 		}
-		out, emit, err := r.render(line, off)
+		var out []byte
+		emit := false
+		if err == nil {
+			out, emit, err = r.render(line, payload, off)
+		}
 		if err != nil {
 			if _, skip := err.(*LineError); !skip {
-				r.finish()
+				r.Close()
 			}
 			return nil, err
 		}
@@ -91,13 +84,9 @@ func (r *RecordLines) Next() ([]byte, error) {
 
 // Close ends the pass.
 func (r *RecordLines) Close() error {
-	r.finish()
-	return nil
-}
-
-func (r *RecordLines) finish() {
 	r.closeSegment()
 	r.done = true
+	return nil
 }
 
 func (r *RecordLines) openNext() error {
@@ -107,16 +96,13 @@ func (r *RecordLines) openNext() error {
 	}
 	e := r.entries[r.i]
 	r.i++
-	seg := r.v.segs.id(e.file)
-	f, release, err := r.v.openSegment(e.file, seg)
+	r.seg = r.v.segs.id(e.file)
+	lines, err := r.v.openLines(e.file, r.seg)
 	if err != nil {
 		return err
 	}
-	r.release, r.file, r.seg = release, e.file, seg
-	ino, ok := r.trusted[r.seg]
-	r.trust = ok && r.v.state.sequential && inodeOf(f) == ino
-	r.tail, r.hasTail = r.v.tailOf(seg)
-	r.sc = newLineScanner(f, 0, r.v.readLimit(r.seg), r.v.buf)
+	r.lines = lines
+	r.trust = r.trusted[r.seg] && r.v.state.sequential
 	if r.i < len(r.entries) {
 		// The disk reads the next segment while this one is rendered.
 		r.v.willNeed(r.v.segs.id(r.entries[r.i].file))
@@ -125,34 +111,25 @@ func (r *RecordLines) openNext() error {
 }
 
 func (r *RecordLines) closeSegment() {
-	if r.release != nil {
-		r.release()
+	if r.lines != nil {
+		r.lines.release()
+		r.lines = nil
 	}
-	r.release, r.sc = nil, nil
 }
 
 // render is streamSegment's per-line logic for an unfiltered stream,
 // with a copy instead of decode/encode for canonical puts.
-func (r *RecordLines) render(line []byte, off int64) (out []byte, emit bool, err error) {
-	// The replay validated every line below the read limit with the fast
-	// validator: a line failing it now was rewritten under the snapshot.
-	if _, err := frameFast(line); err != nil {
-		return nil, false, &SegmentChangedError{File: r.file, Offset: off}
-	}
-	if r.hasTail {
-		if err := r.tail.check(r.file, off, line); err != nil {
-			return nil, false, err
-		}
-	}
+func (r *RecordLines) render(line, payload []byte, off int64) (out []byte, emit bool, err error) {
 	if r.trust {
-		if out, ok := r.renderTrusted(line); ok {
-			return out, true, nil
+		if op, id, data, ok := fastEnvelope(payload); ok && op == opPut {
+			r.out = appendCanonicalRecord(r.out[:0], id, data)
+			return r.out, true, nil
 		}
 	}
 	lineErr := func(err error) error {
-		return &LineError{File: r.file, Offset: off, Err: err}
+		return &LineError{File: r.lines.file, Offset: off, Err: err}
 	}
-	payload, err := frameFull(line)
+	payload, err = frameFull(line)
 	if err != nil {
 		return nil, false, lineErr(err)
 	}
@@ -187,52 +164,4 @@ func (r *RecordLines) render(line []byte, off int64) (out []byte, emit bool, err
 		return nil, false, &LineError{Err: fmt.Errorf("record %s: %w", rec.ID, err)}
 	}
 	return r.out, true, nil
-}
-
-// renderTrusted renders a line of a trusted segment whose framing render
-// has checked: a canonical put
-// "<len>\t<xxh32>\t{"op":"put","id":"<id>","data":<data>}" + optional "\n".
-// ok is false if the line does not have that shape after all (then render
-// goes the checked way).
-func (r *RecordLines) renderTrusted(line []byte) ([]byte, bool) {
-	t1 := bytes.IndexByte(line, '\t')
-	if t1 < 0 {
-		return nil, false
-	}
-	t2 := bytes.IndexByte(line[t1+1:], '\t')
-	if t2 < 0 {
-		return nil, false
-	}
-	payload := line[t1+1+t2+1:]
-	if n := len(payload); n > 0 && payload[n-1] == '\n' {
-		payload = payload[:n-1]
-	}
-	op, id, data, ok := fastEnvelope(payload)
-	if !ok || op != opPut {
-		return nil, false
-	}
-	r.out = appendCanonicalRecord(r.out[:0], id, data)
-	return r.out, true
-}
-
-// Records yields every live record in stream order as the canonical line
-// {"id":<id>,"data":<data>}\n (data as PHP reads it, encoded like storh).
-// A line that cannot be decoded (live or not: the state cannot tell before
-// decoding) is yielded as (nil, *LineError) and skipped; iteration goes
-// on. The line slice is reused between yields. RecordLines is the same
-// without a callback.
-func (s *Snapshot) Records() iter.Seq2[[]byte, error] {
-	return func(yield func([]byte, error) bool) {
-		r := s.RecordLines()
-		defer r.Close()
-		for {
-			line, err := r.Next()
-			if err == io.EOF {
-				return
-			}
-			if !yield(line, err) {
-				return
-			}
-		}
-	}
 }

@@ -48,26 +48,22 @@ func (l *Log) recoverFrom(m *manifest) error {
 		}
 	}
 	l.dropActive()
-	l.dropReaders()
 	segs := newSegTable()
 	state := newStateIndexFor(m)
-	entries := m.segments()
-	jobs := make([]*segmentJob, len(entries))
-	for i, e := range entries {
-		jobs[i] = &segmentJob{path: l.segDir + "/" + e.file, seg: segs.id(e.file)}
-		if e == m.active {
-			jobs[i].interval = l.opts.SparseIndexInterval
-		}
-	}
-	if err := replaySegments(jobs, replayRecover, state, l.buf); err != nil {
-		return err
-	}
 	stats := map[int32]*segStats{}
-	for i, e := range entries {
-		if r := jobs[i].res; r.missing {
+	for _, e := range m.segments() {
+		seg, interval := segs.id(e.file), int64(0)
+		if e == m.active {
+			interval = l.opts.SparseIndexInterval
+		}
+		r, err := replaySegment(l.segDir+"/"+e.file, seg, replayRecover, state, interval, l.buf)
+		if err != nil {
+			return err // later segments are neither read nor truncated
+		}
+		if r.missing {
 			e.setStats(nil)
 		} else {
-			stats[jobs[i].seg] = r.stats
+			stats[seg] = r.stats
 			e.setStats(r.stats)
 		}
 	}
@@ -75,50 +71,18 @@ func (l *Log) recoverFrom(m *manifest) error {
 		return err
 	}
 	l.segs, l.state, l.stats = segs, state, stats
-	l.sparse = newSparseCache()
 	return nil
 }
 
-// segmentJob is one segment of a recovery replay and its outcome.
-type segmentJob struct {
-	path     string
-	seg      int32
-	interval int64 // sparse interval (the active segment), 0 for none
-	res      segReplay
-}
-
-// replaySegments replays jobs in order into st (last write wins) and
-// fills each job's res. It stops at the first error: later segments are
-// neither read nor truncated.
-func replaySegments(jobs []*segmentJob, mode replayMode, st *stateIndex, buf []byte) error {
-	for _, j := range jobs {
-		r, err := replaySegment(j.path, j.seg, mode, st, j.interval, buf)
-		j.res = r
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeManifest writes m.doc in full and makes it the current manifest.
-func (l *Log) writeManifest(m *manifest) error {
-	if err := writeManifestDoc(l.dir, m.doc); err != nil {
-		return err
-	}
-	l.adoptManifest(m)
-	return nil
-}
-
-// adoptManifest makes m, just written (or found on disk as is), the
+// adoptManifest makes doc, just written (or found on disk as is), the
 // current manifest.
-func (l *Log) adoptManifest(m *manifest) {
-	l.man = manifestFromDoc(m.doc)
+func (l *Log) adoptManifest(doc *phpjson.Array) {
+	l.man = manifestFromDoc(doc)
 	l.manStat, _ = stampOf(l.dir + "/" + manifestName)
 }
 
-// rewriteManifest is writeManifest after a replay has set the stats of
-// m's entries, as PHP does at every open (docs/format/segmentedlog.md §4.1), except when
+// rewriteManifest writes m.doc and makes it the current manifest, as PHP
+// does at every open (docs/format/segmentedlog.md §4.1) and compaction, except when
 // manifest.jsonc already holds exactly the bytes it would write (the
 // common case: nothing changed since the last open). Then the file and its
 // directory are only fsynced, which leaves the same content as durable as
@@ -142,7 +106,7 @@ func (l *Log) rewriteManifest(m *manifest) error {
 	if err != nil {
 		return err
 	}
-	l.adoptManifest(m)
+	l.adoptManifest(m.doc)
 	return nil
 }
 
@@ -166,12 +130,4 @@ func (l *Log) refreshManifest() error {
 
 // Recover is PHP's recover(): under the lock, replay with truncation and
 // rewrite the manifest stats.
-func (l *Log) Recover() (err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := l.lock.Lock(); err != nil {
-		return err
-	}
-	defer l.lock.UnlockInto(&err)
-	return l.recoverLocked()
-}
+func (l *Log) Recover() error { return l.withLock(l.recoverLocked) }

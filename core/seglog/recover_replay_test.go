@@ -10,6 +10,27 @@ import (
 	"testing"
 )
 
+// segmentJob is one segment of a recovery replay and its outcome.
+type segmentJob struct {
+	path     string
+	seg      int32
+	interval int64
+	res      segReplay
+}
+
+// replaySegments replays jobs in order into st, as recoverFrom does,
+// stopping at the first error.
+func replaySegments(jobs []*segmentJob, mode replayMode, st *stateIndex, buf []byte) error {
+	for _, j := range jobs {
+		r, err := replaySegment(j.path, j.seg, mode, st, j.interval, buf)
+		j.res = r
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func jobsFor(dir string, n int) []*segmentJob {
 	jobs := make([]*segmentJob, n)
 	for i := range jobs {

@@ -30,7 +30,6 @@ const (
 type segReplay struct {
 	stats   *segStats
 	missing bool  // file absent or not openable: skipped
-	end     int64 // end of the valid prefix
 	size    int64 // bytes read (file size as seen)
 	bad     error // first invalid line (replayRead / replayRecover), nil if none
 	badOff  int64
@@ -54,58 +53,36 @@ type segReplay struct {
 }
 
 // replaySegment applies every valid line of path to st (as segment seg)
-// and returns the segment's statistics. interval > 0 collects sparse
-// offsets. In replayVerify mode an invalid line is returned as error.
+// and returns the segment's statistics; interval > 0 collects sparse
+// offsets. A segment that cannot be opened is skipped (missing). In
+// replayVerify mode an invalid line is returned as error; in
+// replayRecover mode the file is cut at it and fsynced (PHP's recovery).
 func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte) (segReplay, error) {
-	return replaySegmentTo(path, seg, mode, st, interval, buf, -1)
-}
-
-// replaySegmentTo is replaySegment reading only the first limit bytes
-// (limit < 0: to EOF). A sequential index that breaks ends the replay
-// early: the caller starts over with a full index.
-func replaySegmentTo(path string, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte, limit int64) (segReplay, error) {
-	f, missing := openForReplay(path, mode, interval)
-	if f == nil {
-		return missing, nil
-	}
-	defer f.Close()
-	res, err := replayFile(f, seg, mode, st, interval, buf, limit)
-	if terr := truncateInvalid(f, mode, res); terr != nil {
-		return res, terr
-	}
-	return res, err
-}
-
-// openForReplay opens a segment for mode (read-write for replayRecover).
-// When it cannot be opened, f is nil and missing is the replay outcome
-// of the skipped segment.
-func openForReplay(path string, mode replayMode, interval int64) (f *os.File, missing segReplay) {
 	flag := os.O_RDONLY
 	if mode == replayRecover {
 		flag = os.O_RDWR
 	}
 	f, err := fsutil.OpenFile(path, flag, 0)
 	if err != nil {
-		return nil, segReplay{stats: newSegStats(interval), missing: true, recordsExact: true}
+		return segReplay{stats: newSegStats(interval), missing: true, recordsExact: true}, nil
 	}
-	return f, segReplay{}
+	defer f.Close()
+	res, err := replayFile(f, seg, mode, st, interval, buf, -1)
+	if mode == replayRecover && res.bad != nil {
+		if terr := f.Truncate(res.badOff); terr != nil {
+			return res, terr
+		}
+		if terr := f.Sync(); terr != nil {
+			return res, terr
+		}
+	}
+	return res, err
 }
 
-// truncateInvalid is PHP's recovery of a replayed segment: in
-// replayRecover mode, cut f at its first invalid line and fsync it.
-func truncateInvalid(f *os.File, mode replayMode, res segReplay) error {
-	if mode != replayRecover || res.bad == nil {
-		return nil
-	}
-	if err := f.Truncate(res.badOff); err != nil {
-		return err
-	}
-	return f.Sync()
-}
-
-// replayFile validates the lines of an open file and passes the valid
-// ones to st; f stays open and is never modified (replayRecover callers
-// then call truncateInvalid).
+// replayFile validates the lines of an open file up to limit (< 0: EOF)
+// and passes the valid ones to st; f is never modified. A sequential
+// index that breaks ends the replay early: the caller starts over with a
+// full index.
 func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte, limit int64) (segReplay, error) {
 	res := segReplay{stats: newSegStats(interval), recordsExact: true}
 	if mode != replayRecover { // only snapshots (read modes) use the inode
@@ -114,7 +91,7 @@ func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval
 	sc := newLineScanner(f, 0, limit, buf)
 	var canon canonChecker
 	for {
-		line, off, _, ok := sc.line()
+		line, off, ok := sc.line()
 		if !ok {
 			break
 		}
@@ -135,13 +112,13 @@ func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval
 			}
 			op, id, plen = env.op, []byte(env.id), len(payload)
 		} else {
-			op, id, data, plen, lineErr = validateFastData(line)
+			op, id, data, plen, lineErr = validateFast(line)
 		}
 		if lineErr != nil {
 			res.bad, res.badOff = lineErr, off
 			break
 		}
-		if !st.add(id, op, seg, off) {
+		if st.apply(id, op, seg, off); st.broken {
 			return res, nil
 		}
 		if st.sequential { // every line so far is current
@@ -153,29 +130,19 @@ func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval
 		}
 		res.stats.add(id, off)
 		res.stats.end = off + int64(len(line))
-		res.end = off + int64(len(line))
 		res.payloadBytes += int64(plen) + 1
 		res.unterminated = line[len(line)-1] != '\n'
 		if res.unterminated {
 			res.tailOff, res.tailSum = off, xxh3.Hash(line)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return res, err
-	}
-	return res, nil
+	return res, sc.Err()
 }
 
 // validateFast is PHP's open/recover validation of one raw line: framing,
-// then the envelope fast path, else the full decode.
-func validateFast(line []byte) (op opKind, id []byte, payloadLen int, err error) {
-	op, id, _, payloadLen, err = validateFastData(line)
-	return op, id, payloadLen, err
-}
-
-// validateFastData is validateFast also returning the raw data JSON of a
-// put the fast path recognised (nil otherwise).
-func validateFastData(line []byte) (op opKind, id, data []byte, payloadLen int, err error) {
+// then the envelope fast path, else the full decode. data is the raw data
+// JSON of a put the fast path recognised (nil otherwise).
+func validateFast(line []byte) (op opKind, id, data []byte, payloadLen int, err error) {
 	payload, err := frameFast(line)
 	if err != nil {
 		return 0, nil, nil, 0, err
@@ -190,9 +157,7 @@ func validateFastData(line []byte) (op opKind, id, data []byte, payloadLen int, 
 	return env.op, []byte(env.id), nil, len(payload), nil
 }
 
-var errNotExist = os.ErrNotExist
-
-func isNotExist(err error) bool { return errors.Is(err, errNotExist) }
+func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }
 
 // inodeOf is f's inode number, 0 when unknown.
 func inodeOf(f *os.File) uint64 {

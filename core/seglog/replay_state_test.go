@@ -22,7 +22,7 @@ func refReplay(body []byte, seg int32) (refState, int64) {
 			n = len(body)
 		}
 		line := body[:n]
-		op, id, _, err := validateFast(line)
+		op, id, _, _, err := validateFast(line)
 		if err != nil {
 			return st, off
 		}
@@ -45,8 +45,8 @@ func checkReplayState(t *testing.T, body []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.end != validEnd {
-		t.Fatalf("valid end %d, want %d", r.end, validEnd)
+	if r.stats.end != validEnd {
+		t.Fatalf("valid end %d, want %d", r.stats.end, validEnd)
 	}
 	if fi, _ := os.Stat(path); fi.Size() != validEnd {
 		t.Fatalf("file truncated to %d, want %d", fi.Size(), validEnd)
@@ -62,8 +62,8 @@ func checkReplayState(t *testing.T, body []byte) {
 			live++
 		}
 	}
-	if got.entries() != len(want) || got.live != live || got.deleted != deleted {
-		t.Fatalf("entries %d live %d deleted %d, want %d %d %d", got.entries(), got.live, got.deleted, len(want), live, deleted)
+	if len(got.uuids)+len(got.other) != len(want) || got.live != live || got.deleted != deleted {
+		t.Fatalf("entries %d live %d deleted %d, want %d %d %d", len(got.uuids)+len(got.other), got.live, got.deleted, len(want), live, deleted)
 	}
 }
 

@@ -22,18 +22,20 @@ func (l *Log) rollLocked() error {
 	if l.active != nil && l.active.name == name {
 		st = l.active.stats
 	}
-	if st == nil || !statsMatchFile(st, l.segDir+"/"+name) {
-		var err error
-		if st, err = l.scanStats(name); err != nil {
+	if fi, err := fsutil.Stat(l.segDir + "/" + name); st == nil || err != nil || fi.Size() != st.end {
+		// Lines this instance did not write: rescan (read-only) for the
+		// stats and sparse offsets.
+		r, err := replaySegment(l.segDir+"/"+name, 0, replayRead, newStateIndex(), l.opts.SparseIndexInterval, l.buf)
+		if err != nil {
 			return err
 		}
+		st = r.stats
 	}
 	if st.records == 0 {
 		return nil
 	}
 	l.dropActive()
 	idxPath := l.segDir + "/" + indexNameFor(name)
-	l.sparse.invalidate(idxPath)
 	if err := writeSparse(idxPath, st.sparse); err != nil {
 		return err
 	}
@@ -48,12 +50,18 @@ func (l *Log) rollLocked() error {
 	list.Append(sealedObj(name, st, false))
 	doc.SetString("nextSegment", next+1)
 	doc.SetString("active", newActiveObj(newName))
-	if err := l.writeRolledManifest(newName, doc); err != nil {
+	content, err := phpjson.EncodeCompactObject(doc)
+	if err == nil {
+		err = touch(l.segDir + "/" + newName)
+	}
+	if err == nil {
+		err = fsutil.WriteAtomic(l.dir+"/"+manifestName, content)
+	}
+	if err != nil {
 		l.manStat = fileStamp{}
 		return err
 	}
-	l.man = manifestFromDoc(doc)
-	l.manStat, _ = stampOf(l.dir + "/" + manifestName)
+	l.adoptManifest(doc)
 	l.stats[seg] = st
 	st.sparse = nil
 	l.stats[l.segs.id(newName)] = newSegStats(l.opts.SparseIndexInterval)
@@ -78,33 +86,4 @@ func (l *Log) nextFreeSegment(name string) int64 {
 		}
 		next++
 	}
-}
-
-// writeRolledManifest creates the new active segment empty and then writes
-// the rolled manifest doc.
-func (l *Log) writeRolledManifest(newName string, doc *phpjson.Array) error {
-	content, err := phpjson.EncodeCompactObject(doc)
-	if err != nil {
-		return err
-	}
-	if err := touch(l.segDir + "/" + newName); err != nil {
-		return err
-	}
-	return fsutil.WriteAtomic(l.dir+"/"+manifestName, content)
-}
-
-// statsMatchFile reports whether st covers the whole file at path.
-func statsMatchFile(st *segStats, path string) bool {
-	fi, err := fsutil.Stat(path)
-	return err == nil && fi.Size() == st.end
-}
-
-// scanStats rescans a segment (read-only) for its stats and sparse offsets.
-func (l *Log) scanStats(name string) (*segStats, error) {
-	scratch := newStateIndex()
-	r, err := replaySegment(l.segDir+"/"+name, 0, replayRead, scratch, l.opts.SparseIndexInterval, l.buf)
-	if err != nil {
-		return nil, err
-	}
-	return r.stats, nil
 }

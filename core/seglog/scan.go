@@ -37,7 +37,7 @@ type lineScanner struct {
 }
 
 func newLineScanner(src io.ReaderAt, off, limit int64, buf []byte) *lineScanner {
-	if cap(buf) < scanBufSize {
+	if buf == nil {
 		buf = make([]byte, scanBufSize)
 	}
 	return &lineScanner{src: src, next: off, limit: limit, buf: buf[:cap(buf)]}
@@ -71,14 +71,14 @@ func (s *lineScanner) fill() {
 	}
 }
 
-// line returns the next line (its terminator included when present), its
-// offset, and whether it was cut short for exceeding its framing or
-// MaxLineBytes (then it is necessarily invalid, and scanning ends).
-// ok is false at the end of data or on a read error (see Err).
+// line returns the next line (its terminator included when present) and
+// its offset. A line cut short for exceeding its framing or MaxLineBytes
+// is necessarily invalid, and scanning ends after it. ok is false at the
+// end of data or on a read error (see Err).
 // The returned slice is valid until the next call.
-func (s *lineScanner) line() (line []byte, off int64, overlong, ok bool) {
+func (s *lineScanner) line() (line []byte, off int64, ok bool) {
 	if s.done {
-		return nil, 0, false, false
+		return nil, 0, false
 	}
 	s.acc = s.acc[:0]
 	start := s.next - int64(s.w-s.r) // offset of buf[r]
@@ -87,23 +87,20 @@ func (s *lineScanner) line() (line []byte, off int64, overlong, ok bool) {
 			seg := s.buf[s.r : s.r+i+1]
 			s.r += i + 1
 			if len(s.acc) == 0 {
-				return seg, start, false, true
+				return seg, start, true
 			}
 			s.acc = append(s.acc, seg...)
-			if tooLong(s.acc) {
-				s.done = true
-				return s.acc, start, true, true
-			}
-			return s.acc, start, false, true
+			s.done = tooLong(s.acc)
+			return s.acc, start, true
 		}
 		if s.eof {
 			s.acc = append(s.acc, s.buf[s.r:s.w]...)
 			s.r = s.w
 			s.done = true
 			if len(s.acc) == 0 {
-				return nil, 0, false, false
+				return nil, 0, false
 			}
-			return s.acc, start, false, true
+			return s.acc, start, true
 		}
 		if s.r == 0 && s.w == len(s.buf) {
 			// Window full without a newline: move it to the accumulator.
@@ -111,7 +108,7 @@ func (s *lineScanner) line() (line []byte, off int64, overlong, ok bool) {
 			s.r, s.w = 0, 0
 			if tooLong(s.acc) {
 				s.done = true
-				return s.acc, start, true, true
+				return s.acc, start, true
 			}
 		}
 		s.fill()

@@ -35,7 +35,7 @@ func (s logSource) ScanAfter(after string, fn func(query.Record) error) error {
 }
 
 func (s logSource) scan(q StreamQuery, fn func(query.Record) error) error {
-	err := s.l.Stream(q, func(r Record) error {
+	return s.l.Stream(q, func(r Record) error {
 		if err := fn(query.Record{ID: r.ID, Data: r.Data}); err != nil {
 			if errors.Is(err, query.ErrStop) {
 				return errStopStream
@@ -44,7 +44,6 @@ func (s logSource) scan(q StreamQuery, fn func(query.Record) error) error {
 		}
 		return nil
 	})
-	return err
 }
 
 func (s logSource) Get(id string) (*query.Record, error) {

@@ -44,23 +44,24 @@ func writeSparse(path string, entries []sparseEntry) error {
 	return fsutil.WriteAtomic(path, b)
 }
 
-// readSparse reads an idx file; entries with a non-string id or non-int
-// offset are ignored. A missing or unreadable file gives no entries.
-func readSparse(path string) []sparseEntry {
+// seekOffset is the offset of the last entry (array order) of the idx
+// file at path whose id <= seek, or 0. Entries with a non-string id or
+// non-int offset are ignored; a missing or unreadable file gives 0.
+func seekOffset(path, seek string) int64 {
 	b, err := fsutil.ReadFile(path)
 	if err != nil {
-		return nil
+		return 0
 	}
 	doc, err := phpjson.DecodeJSONCObject(b)
 	if err != nil {
-		return nil
+		return 0
 	}
 	ev, _ := doc.Lookup("entries")
 	list, ok := ev.(*phpjson.Array)
 	if !ok {
-		return nil
+		return 0
 	}
-	out := make([]sparseEntry, 0, list.Len())
+	var off int64
 	for _, item := range list.Values() {
 		obj, ok := item.(*phpjson.Array)
 		if !ok {
@@ -69,21 +70,9 @@ func readSparse(path string) []sparseEntry {
 		idv, _ := obj.Lookup("id")
 		offv, _ := obj.Lookup("offset")
 		id, ok1 := idv.(string)
-		off, ok2 := offv.(int64)
-		if ok1 && ok2 {
-			out = append(out, sparseEntry{ID: id, Offset: off})
-		}
-	}
-	return out
-}
-
-// seekOffset is the offset of the last entry (array order) whose id <= seek,
-// or 0.
-func seekOffset(entries []sparseEntry, seek string) int64 {
-	var off int64
-	for _, e := range entries {
-		if e.ID <= seek {
-			off = e.Offset
+		o, ok2 := offv.(int64)
+		if ok1 && ok2 && id <= seek {
+			off = o
 		}
 	}
 	return off

@@ -98,26 +98,6 @@ func (s *stateIndex) lookup(id []byte) (location, bool) {
 	return loc, ok
 }
 
-func (s *stateIndex) lookupString(id string) (location, bool) {
-	if k, ok := parseIDKey(id); ok {
-		loc, ok := s.uuids[k]
-		return loc, ok
-	}
-	loc, ok := s.other[id]
-	return loc, ok
-}
-
-func (s *stateIndex) store(id []byte, loc location) {
-	if k, ok := parseIDKey(id); ok {
-		s.uuids[k] = loc
-		return
-	}
-	s.other[string(id)] = loc
-}
-
-// entries is the number of ids (live and tombstoned).
-func (s *stateIndex) entries() int { return len(s.uuids) + len(s.other) }
-
 // apply makes (seg, off) the latest location of id. Any op other than
 // delete makes the id live.
 func (s *stateIndex) apply(id []byte, op opKind, seg int32, off int64) {
@@ -133,40 +113,18 @@ func (s *stateIndex) apply(id []byte, op opKind, seg int32, off int64) {
 		s.live++
 		return
 	}
+	del := op == opDelete
+	loc := location{seg: seg, off: off, deleted: del}
+	var old location
+	var known bool
 	if k, ok := parseIDKey(id); ok {
-		s.applyKey(k, op, seg, off)
+		old, known = s.uuids[k]
+		s.uuids[k] = loc
 	} else {
-		s.applyOther(string(id), op, seg, off)
+		old, known = s.other[string(id)]
+		s.other[string(id)] = loc
 	}
-}
-
-// applyKey is apply for a canonical id already packed (full index only).
-func (s *stateIndex) applyKey(k idKey, op opKind, seg int32, off int64) {
-	del := op == opDelete
-	old, known := s.uuids[k]
-	s.uuids[k] = location{seg: seg, off: off, deleted: del}
-	s.count(old, known, del)
-}
-
-// applyOther is apply for an id that is not canonical (full index only).
-func (s *stateIndex) applyOther(id string, op opKind, seg int32, off int64) {
-	del := op == opDelete
-	old, known := s.other[id]
-	s.other[id] = location{seg: seg, off: off, deleted: del}
-	s.count(old, known, del)
-}
-
-// add is apply for a replay: false once a sequential index
-// broke (the replay stops there).
-func (s *stateIndex) add(id []byte, op opKind, seg int32, off int64) bool {
-	s.apply(id, op, seg, off)
-	return !(s.sequential && s.broken)
-}
-
-// count updates the live/deleted counters for an id whose previous entry
-// was old (known = it had one) and which is now deleted or not.
-func (s *stateIndex) count(old location, known, del bool) {
-	switch {
+	switch { // the live/deleted counters, from the id's previous entry
 	case known && old.deleted == del:
 	case known && del:
 		s.live--
@@ -178,32 +136,6 @@ func (s *stateIndex) count(old location, known, del bool) {
 		s.deleted++
 	default:
 		s.live++
-	}
-}
-
-// move points a known id at (seg, off) (compaction output).
-func (s *stateIndex) move(id string, seg int32, off int64) {
-	if loc, ok := s.lookupString(id); ok {
-		loc.seg, loc.off = seg, off
-		s.store([]byte(id), loc)
-	}
-}
-
-// remove forgets id entirely (compaction of a tombstone).
-func (s *stateIndex) remove(id string) {
-	loc, ok := s.lookupString(id)
-	if !ok {
-		return
-	}
-	if loc.deleted {
-		s.deleted--
-	} else {
-		s.live--
-	}
-	if k, ok := parseIDKey(id); ok {
-		delete(s.uuids, k)
-	} else {
-		delete(s.other, id)
 	}
 }
 
