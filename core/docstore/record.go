@@ -97,16 +97,10 @@ type recordFile struct {
 // fileAt names path.
 func fileAt(path string) recordFile { return recordFile{path: path} }
 
-// withRecordFile reads a whole record file (open, read to EOF, close; no
-// fstat) and passes its bytes to fn, which must not retain them. A
-// missing file returns an error satisfying errors.Is(err, fs.ErrNotExist).
-// Files larger than MaxRecordBytes fail with ErrInvalidRecord.
-func withRecordFile(path string, fn func(content []byte) error) error {
-	return withRecordFileStat(path, nil, fn)
-}
-
-// withRecordFileStat is withRecordFile that first fstats the opened file
-// into st when st is not nil.
+// withRecordFileStat reads a whole record file (open, fstat into st when st
+// is not nil, read to EOF, close) and passes its bytes to fn, which must not
+// retain them. A missing file returns an error satisfying errors.Is(err,
+// fs.ErrNotExist). Files larger than MaxRecordBytes fail with ErrInvalidRecord.
 func withRecordFileStat(path string, st *unix.Stat_t, fn func(content []byte) error) error {
 	fd, err := openRecord(path)
 	if err != nil {

@@ -56,11 +56,6 @@ func (h Hosts) SweepOnOpenStale(collectionDir string, now time.Time) (stale []st
 	return stale, nil
 }
 
-// SweepOnOpenStale is DetectHosts.SweepOnOpenStale.
-func SweepOnOpenStale(collectionDir string, now time.Time) (stale []string, err error) {
-	return DetectHosts.SweepOnOpenStale(collectionDir, now)
-}
-
 // markerStale: a live marker's name starts with "<digits>." and that pid
 // is alive (h.pidAlive).
 func (h Hosts) markerStale(name string) bool {
@@ -107,9 +102,6 @@ func (h Hosts) SweepTemps(collectionDir string, now time.Time) {
 		}
 	})
 }
-
-// SweepTemps is DetectHosts.SweepTemps.
-func SweepTemps(collectionDir string, now time.Time) { DetectHosts.SweepTemps(collectionDir, now) }
 
 // walkTemps calls fn for every entry below dir whose name starts with "."
 // and ends with ".tmp" and that is not a directory, descending into

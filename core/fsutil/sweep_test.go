@@ -56,7 +56,7 @@ func TestSweepTemps(t *testing.T) {
 	// A symlinked directory is not followed.
 	os.Symlink(c+"/outside", c+"/data/link")
 
-	SweepTemps(c, now)
+	DetectHosts.SweepTemps(c, now)
 
 	want := map[string]bool{
 		"data/ab/.2147483646.deadbeef.1.tmp":                 false,
@@ -89,7 +89,7 @@ func TestSweepDoesNotFollowSymlinkedDir(t *testing.T) {
 	plant(t, other, now, map[string]int{".2147483646.deadbeef.1.tmp": 0, ".old.tmp": 3600})
 	os.MkdirAll(c+"/data", 0o777)
 	os.Symlink(other, c+"/data/ab")
-	SweepTemps(c, now)
+	DetectHosts.SweepTemps(c, now)
 	for _, name := range []string{".2147483646.deadbeef.1.tmp", ".old.tmp"} {
 		if !exists(filepath.Join(other, name)) {
 			t.Errorf("%s behind a symlinked dir was deleted", name)

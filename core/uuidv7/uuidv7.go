@@ -63,22 +63,6 @@ func hexVal(c byte) int {
 	return -1
 }
 
-// TimestampMs validates id and returns the milliseconds of its first 12 hex
-// digits (offsets 0-7 and 9-12, any case).
-func TimestampMs(id string) (int64, error) {
-	if !Valid(id) {
-		return 0, ErrInvalid
-	}
-	var ts int64
-	for i := 0; i < 13; i++ {
-		if i == 8 {
-			continue
-		}
-		ts = ts<<4 | int64(hexVal(id[i]))
-	}
-	return ts, nil
-}
-
 // MinForTimestampMs is the smallest lowercase id of millisecond ms
 // ("<ts>-7000-8000-000000000000"). Like PHP it does no range check: a
 // negative ms renders as 16-digit two's complement and ms >= 2^48 as more
