@@ -25,18 +25,20 @@ const (
 	getWindow  = 16
 )
 
+// scanWalk lists the records of a scan, in id order, for readahead.Run.
+type scanWalk = func(visit func(scanned) error) error
+
 // scanRecords calls fn, in id order, for every record file with an id >
 // after that keep(id) accepts (keep returning stop=true ends the walk),
 // with the file already read and validated. fn returning shard.ErrStop
 // ends the scan without error; other errors are returned.
 func (s *Store) scanRecords(after string, keep func(id string) (ok, stop bool), fn func(*scanned) error) error {
-	return s.scanRecordsWith(after, keep, loadScanned, fn)
+	return stopIsNil(readahead.Run(s.walkScanned(after, keep), scanWindow, loadScanned, fn))
 }
 
-// scanRecordsWith is scanRecords with load (loadScanned plus more work done
-// on the reading goroutines) instead of loadScanned.
-func (s *Store) scanRecordsWith(after string, keep func(id string) (ok, stop bool), load func(*scanned), fn func(*scanned) error) error {
-	walk := func(visit func(scanned) error) error {
+// walkScanned lists the record files of scanRecords(after, keep).
+func (s *Store) walkScanned(after string, keep func(id string) (ok, stop bool)) scanWalk {
+	return func(visit func(scanned) error) error {
 		return s.scanFiles(after, func(id, path string) error {
 			if keep != nil {
 				ok, stop := keep(id)
@@ -52,7 +54,6 @@ func (s *Store) scanRecordsWith(after string, keep func(id string) (ok, stop boo
 			return visit(r)
 		})
 	}
-	return stopIsNil(readahead.Run(walk, scanWindow, load, fn))
 }
 
 // loadScanned reads r's file (loadRecord).
