@@ -58,7 +58,7 @@ func (s *Store) walkScanned(after string, keep func(id string) (ok, stop bool)) 
 
 // loadScanned reads r's file (loadRecord).
 func loadScanned(r *scanned) {
-	r.rec, r.size, r.err = loadRecordFile(r.id, r.recordFile)
+	r.rec, r.size, r.err = loadRecord(r.id, r.recordFile, nil)
 }
 
 // getScanned reads r's file through the record cache (Get); an empty
@@ -72,7 +72,7 @@ func (s *Store) getScanned(r *scanned) {
 // GetEach calls fn, in the order of ids, with the record of each id as Get
 // returns it, nil when missing or when the id is not a valid UUIDv7 (no
 // record can have it; Get would refuse it with an error), reading a few
-// records ahead (getWindow) on readahead.Workers goroutines. fn returning ErrStop
+// records ahead (getWindow) on up to 4 goroutines. fn returning ErrStop
 // or shard.ErrStop ends it without error.
 func (s *Store) GetEach(ids []string, fn func(id string, rec *Record) error) error {
 	// Records the cache serves need no read-ahead.
