@@ -82,7 +82,7 @@ func (s *Store) exportTo(out io.Writer, chunk int, wrap func(scanWalk) scanWalk)
 // (canonicalExportLine) is its own export line; any other is read in full
 // and re-encoded.
 func loadExportLine(r *scanned) {
-	r.rec, r.size, r.err = loadRecordFileWith(r.id, r.recordFile, func(content []byte) bool {
+	r.rec, r.size, r.err = loadRecord(r.id, r.recordFile, func(content []byte) bool {
 		r.line = canonicalExportLine(content, r.id)
 		return r.line != nil
 	})

@@ -68,7 +68,7 @@ func (q *Queue) Enqueue(payload *phpjson.Array, id string) (string, error) {
 	err = q.op(func(now int64) error {
 		q.buf, q.scratch = appendEventLine(q.buf[:0], q.scratch, OpEnqueue, id, false, payloadJSON, now)
 		q.st.enqueue(id, payloadRef{val: stored})
-		return q.writeAndCommit()
+		return q.writeAndCommit(q.buf)
 	})
 	if err != nil {
 		return "", err
@@ -166,13 +166,8 @@ func (q *Queue) Complete(id string, keepDone bool) error {
 // input order kept) and returns how many it completed. Every id is validated
 // first; an empty list returns 0 without locking.
 func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
-	for _, id := range ids {
-		if !uuidv7.Valid(id) {
-			return 0, uuidv7.ErrInvalid
-		}
-	}
-	if len(ids) == 0 {
-		return 0, nil
+	if err := validIDs(ids); err != nil || len(ids) == 0 {
+		return 0, err
 	}
 	completed := 0
 	err := q.op(func(now int64) error {
@@ -196,6 +191,16 @@ func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
 	return completed, nil
 }
 
+// validIDs fails with uuidv7.ErrInvalid unless every id is a valid UUIDv7.
+func validIDs(ids []string) error {
+	for _, id := range ids {
+		if !uuidv7.Valid(id) {
+			return uuidv7.ErrInvalid
+		}
+	}
+	return nil
+}
+
 // RequeueMany moves the processing jobs among ids (duplicates skipped,
 // input order kept) to the back of the pending order and returns how
 // many. It writes the requeue events PHP's requeue_timed_out writes, one
@@ -203,13 +208,8 @@ func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
 // not processing are skipped. Every id is validated first; an empty list
 // returns 0 without locking.
 func (q *Queue) RequeueMany(ids []string) (int, error) {
-	for _, id := range ids {
-		if !uuidv7.Valid(id) {
-			return 0, uuidv7.ErrInvalid
-		}
-	}
-	if len(ids) == 0 {
-		return 0, nil
+	if err := validIDs(ids); err != nil || len(ids) == 0 {
+		return 0, err
 	}
 	n := 0
 	err := q.op(func(now int64) error {
@@ -288,14 +288,11 @@ func (q *Queue) PurgeDone(olderThanS int64) (int, error) {
 	return n, nil
 }
 
-// writeAndCommit appends q.buf (already applied to the state) and fsyncs;
-// an empty buffer writes and syncs nothing.
-func (q *Queue) writeAndCommit() error { return q.writeAndCommitBuf(q.buf) }
-
-// writeAndCommitBuf appends lines at EOF and fsyncs. The caller has applied
-// them to q.st already; if the write or the fsync fails the state is marked
-// stale, so the next sync rebuilds it from what the log really holds.
-func (q *Queue) writeAndCommitBuf(lines []byte) error {
+// writeAndCommit appends lines at EOF and fsyncs; no lines write and sync
+// nothing. The caller has applied them to q.st already; if the write or
+// the fsync fails the state is marked stale, so the next sync rebuilds it
+// from what the log really holds.
+func (q *Queue) writeAndCommit(lines []byte) error {
 	if len(lines) == 0 {
 		return nil
 	}
