@@ -66,9 +66,12 @@ func (q *Queue) Enqueue(payload *phpjson.Array, id string) (string, error) {
 	}
 	stored := NormalizePayload(payloadOrEmpty(payload))
 	err = q.op(func(now int64) error {
-		q.buf, q.scratch = appendEventLine(q.buf[:0], q.scratch, OpEnqueue, id, false, payloadJSON, now)
 		q.st.enqueue(id, payloadRef{val: stored})
-		return q.writeAndCommit(q.buf)
+		b := q.newBatch()
+		if err := b.add(OpEnqueue, id, false, payloadJSON, now); err != nil {
+			return err
+		}
+		return b.finish()
 	})
 	if err != nil {
 		return "", err
@@ -286,22 +289,4 @@ func (q *Queue) PurgeDone(olderThanS int64) (int, error) {
 		return 0, err
 	}
 	return n, nil
-}
-
-// writeAndCommit appends lines at EOF and fsyncs; no lines write and sync
-// nothing. The caller has applied them to q.st already; if the write or
-// the fsync fails the state is marked stale, so the next sync rebuilds it
-// from what the log really holds.
-func (q *Queue) writeAndCommit(lines []byte) error {
-	if len(lines) == 0 {
-		return nil
-	}
-	if err := q.prepareAppend(); err != nil {
-		q.stale = true
-		return err
-	}
-	if err := q.writeLines(lines); err != nil {
-		return err
-	}
-	return q.commit()
 }

@@ -11,7 +11,7 @@ package uuidv7
 
 import (
 	"errors"
-	"strconv"
+	"fmt"
 )
 
 // ErrInvalid is PHP's assert_valid failure; its text is compared by the
@@ -78,10 +78,6 @@ func MaxForTimestampMs(ms int64) string {
 }
 
 func boundFor(ms int64, tail string) string {
-	ts := strconv.FormatUint(uint64(ms), 16)
-	for len(ts) < 12 {
-		ts = "0" + ts
-	}
-	h := ts + tail // at least 32 hex digits
+	h := fmt.Sprintf("%012x", uint64(ms)) + tail // at least 32 hex digits
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
