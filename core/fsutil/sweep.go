@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"regexp"
 	"strings"
 	"time"
 
@@ -129,40 +130,15 @@ func walkTemps(dir string, fn func(path, name string)) {
 	}
 }
 
-// pidOfTemp matches ^\.(\d+)\.[0-9a-f]+\.\d+\.tmp$ (ASCII digits, lowercase
-// hex, each part non-empty) and returns the parsed pid.
+// pidTempName is the PID-owned temp name of docs/format/docstore.md §5.4
+// (PHP's \d is an ASCII digit).
+var pidTempName = regexp.MustCompile(`^\.([0-9]+)\.[0-9a-f]+\.[0-9]+\.tmp$`)
+
+// pidOfTemp matches pidTempName and returns the parsed pid.
 func pidOfTemp(name string) (int64, bool) {
-	if len(name) < len(".1.a.1.tmp") || name[0] != '.' || !strings.HasSuffix(name, ".tmp") {
+	m := pidTempName.FindStringSubmatch(name)
+	if m == nil {
 		return 0, false
 	}
-	parts := strings.Split(name[1:len(name)-len(".tmp")], ".")
-	if len(parts) != 3 || !allDigits(parts[0]) || !allLowerHex(parts[1]) || !allDigits(parts[2]) {
-		return 0, false
-	}
-	return parsePID(parts[0])
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func allLowerHex(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return parsePID(m[1])
 }
