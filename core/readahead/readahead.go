@@ -12,33 +12,40 @@ import (
 // Ordered prefetch in batches of window/2 items: the consumer's goroutine
 // runs the walk and fills a batch; a full batch is offered to the helper
 // goroutines, and the consumer then delivers the batch before it, loading
-// (load: read and decode a record file) what no helper has claimed yet and
-// waiting for the rest. One batch is loaded while the one before it is
-// delivered, and goroutines meet twice a batch, not once an item (futex
-// wake-ups cost as much as a load on 2 cores).
+// (load: read and decode a record file) what no helper has claimed yet, or
+// else items of the newer batch, until every item of the older one is
+// loaded. Goroutines meet about twice a batch, not once an item (futex
+// wake-ups cost as much as a load on 2 cores), and the consumer waits only
+// when there is nothing left to load.
 //
 // Invariants: an item is loaded exactly once, by whoever claimed it
-// (batch.loadAll), and handed to fn only after every load of its batch is
-// done; at most two batches (window items) past the one fn sees are loaded;
-// Run returns only after every helper has exited.
+// (batch.loadOne), and handed to fn only after every item of its batch is
+// loaded; at most two batches (window items) past the one fn sees are
+// loaded; Run returns only after every helper has exited.
 
-// batch is a run of walked items and the loads of them claimed so far.
+// batch is a run of walked items and the loads of them.
 type batch[T any] struct {
 	items   []T
-	claimed atomic.Int64
-	loaded  sync.WaitGroup
+	claimed atomic.Int64  // next item to load
+	done    atomic.Int64  // items loaded
+	loaded  chan struct{} // closed when every item is loaded
 }
 
-// loadAll loads the items of b no one has claimed yet.
-func (b *batch[T]) loadAll(load func(*T)) {
-	for {
-		i := b.claimed.Add(1) - 1
-		if i >= int64(len(b.items)) {
-			return
-		}
-		load(&b.items[i])
-		b.loaded.Done()
+func newBatch[T any](size int) *batch[T] {
+	return &batch[T]{items: make([]T, 0, size), loaded: make(chan struct{})}
+}
+
+// loadOne loads the next unclaimed item of b, if there is one.
+func (b *batch[T]) loadOne(load func(*T)) bool {
+	i := b.claimed.Add(1) - 1
+	if i >= int64(len(b.items)) {
+		return false
 	}
+	load(&b.items[i])
+	if b.done.Add(1) == int64(len(b.items)) {
+		close(b.loaded)
+	}
+	return true
 }
 
 // ErrStopped is what visit returns once fn has failed: the walk should
@@ -60,7 +67,8 @@ func Run[T any](walk func(visit func(T) error) error, window int, load func(*T),
 	for range helpers {
 		wg.Go(func() {
 			for b := range work {
-				b.loadAll(load)
+				for b.loadOne(load) {
+				}
 			}
 		})
 	}
@@ -68,9 +76,14 @@ func Run[T any](walk func(visit func(T) error) error, window int, load func(*T),
 	defer close(work)
 
 	size := max(window/2, 1)
-	deliver := func(b *batch[T]) error {
-		b.loadAll(load)
-		b.loaded.Wait()
+	// deliver hands b's items to fn once they are all loaded, loading them,
+	// or else those of also (the newer batch, if any), meanwhile.
+	deliver := func(b, also *batch[T]) error {
+		for b.done.Load() < int64(len(b.items)) {
+			if !b.loadOne(load) && (also == nil || !also.loadOne(load)) {
+				<-b.loaded
+			}
+		}
 		for i := range b.items {
 			if err := fn(&b.items[i]); err != nil {
 				return err
@@ -78,24 +91,22 @@ func Run[T any](walk func(visit func(T) error) error, window int, load func(*T),
 		}
 		return nil
 	}
-	var prev *batch[T]
-	next := &batch[T]{items: make([]T, 0, size)}
+	var prev *batch[T] // published, not delivered
+	next := newBatch[T](size)
 	// publish offers next to the helpers and delivers prev.
 	publish := func() error {
-		b := next
-		b.loaded.Add(len(b.items))
 		for range helpers {
 			select {
-			case work <- b:
+			case work <- next:
 			default: // every helper has a batch waiting: the caller loads this one
 			}
 		}
-		next = &batch[T]{items: make([]T, 0, size)}
-		p := prev
-		if prev = b; p == nil {
+		older, newer := prev, next
+		prev, next = newer, newBatch[T](size)
+		if older == nil {
 			return nil
 		}
-		return deliver(p)
+		return deliver(older, newer)
 	}
 	var fnErr error
 	walkErr := walk(func(it T) error {
@@ -116,7 +127,7 @@ func Run[T any](walk func(visit func(T) error) error, window int, load func(*T),
 		}
 	}
 	if prev != nil {
-		if err := deliver(prev); err != nil {
+		if err := deliver(prev, nil); err != nil {
 			return err
 		}
 	}
