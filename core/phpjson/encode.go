@@ -18,7 +18,9 @@ func Encode(v Value) ([]byte, error) {
 // Error precedence follows PHP: invalid UTF-8 (in a key or string) and an
 // over-deep array stop encoding at once; NaN/Inf only records an error and
 // encoding goes on, so a later hard error replaces it.
-func AppendEncode(dst []byte, v Value) ([]byte, error) { return AppendEncodeDepth(dst, v, DefaultDepth) }
+func AppendEncode(dst []byte, v Value) ([]byte, error) {
+	return AppendEncodeDepth(dst, v, DefaultDepth)
+}
 
 // AppendEncodeDepth appends the encoding of v to dst with json_encode's
 // depth argument: at most maxDepth nested arrays; maxDepth <= 0 means no
