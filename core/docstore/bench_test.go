@@ -245,7 +245,7 @@ func BenchmarkReadFloor(b *testing.B) {
 	s := benchOpen(b, f)
 	done := startCPU(b)
 	for i := 0; i < b.N; i++ {
-		if err := withRecordFile(s.RecordPath(f.ids[(i*7919)%len(f.ids)]), func([]byte) error { return nil }); err != nil {
+		if err := withRecordFileStat(s.RecordPath(f.ids[(i*7919)%len(f.ids)]), nil, func([]byte) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}

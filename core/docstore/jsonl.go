@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/core/readahead"
 )
 
 // exportChunk is PHP's JSONL_EXPORT_BUFFER_BYTES: exportJsonl collects
@@ -40,14 +41,19 @@ func (s *Store) ExportJSONL(path string) (int, error) {
 // the lines of the unwritten chunk: a failed export leaves exactly the
 // bytes PHP's leaves (nothing, below 1 MiB).
 func (s *Store) ExportJSONLTo(out io.Writer) (int, error) {
-	return s.exportTo(out, exportChunk)
+	return s.exportTo(out, exportChunk, nil)
 }
 
-// exportTo is ExportJSONLTo writing in chunks of at least chunk bytes.
-func (s *Store) exportTo(out io.Writer, chunk int) (int, error) {
+// exportTo is ExportJSONLTo writing in chunks of at least chunk bytes,
+// with the walk wrapped by wrap when it is not nil.
+func (s *Store) exportTo(out io.Writer, chunk int, wrap func(scanWalk) scanWalk) (int, error) {
+	walk := s.walkScanned("", nil)
+	if wrap != nil {
+		walk = wrap(walk)
+	}
 	buf := make([]byte, 0, chunk)
 	n := 0
-	err := s.scanRecordsWith("", nil, loadExportLine, func(r *scanned) error {
+	err := stopIsNil(readahead.Run(walk, scanWindow, loadExportLine, func(r *scanned) error {
 		if r.err != nil || r.line == nil {
 			return r.err // nil: the file vanished
 		}
@@ -60,7 +66,7 @@ func (s *Store) exportTo(out io.Writer, chunk int) (int, error) {
 			buf = buf[:0]
 		}
 		return nil
-	})
+	}))
 	if err != nil {
 		return n, err
 	}
@@ -76,7 +82,7 @@ func (s *Store) exportTo(out io.Writer, chunk int) (int, error) {
 // (canonicalExportLine) is its own export line; any other is read in full
 // and re-encoded.
 func loadExportLine(r *scanned) {
-	r.rec, r.size, r.err = loadRecordFileWith(r.id, r.recordFile, func(content []byte) bool {
+	r.rec, r.size, r.err = loadRecord(r.id, r.recordFile, func(content []byte) bool {
 		r.line = canonicalExportLine(content, r.id)
 		return r.line != nil
 	})

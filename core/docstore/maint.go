@@ -28,9 +28,14 @@ func (c statsCounts) array() *phpjson.Array {
 	return a
 }
 
-// refreshIndexes re-reads the manifest for a read-only maintenance call
-// (the manager is safe for concurrent use).
-func (s *Store) refreshIndexes() error { return s.idx.Reload() }
+// freshStats re-reads the manifest (a read-only maintenance call sees
+// definitions PHP added since the open) and counts the records.
+func (s *Store) freshStats() (statsCounts, error) {
+	if err := s.idx.Reload(); err != nil {
+		return statsCounts{}, err
+	}
+	return s.countStats()
+}
 
 func (s *Store) countStats() (statsCounts, error) {
 	var c statsCounts
@@ -59,10 +64,7 @@ func (s *Store) countStats() (statsCounts, error) {
 
 // Stats returns {"records","bytes","corrupt","indexes"} (docs/format/docstore.md §9.1). No lock.
 func (s *Store) Stats() (*phpjson.Array, error) {
-	if err := s.refreshIndexes(); err != nil {
-		return nil, err
-	}
-	c, err := s.countStats()
+	c, err := s.freshStats()
 	if err != nil {
 		return nil, err
 	}
@@ -72,10 +74,7 @@ func (s *Store) Stats() (*phpjson.Array, error) {
 // Verify returns {"ok","errors","stats"} (docs/format/docstore.md §9.2): corrupt records, or
 // else the index check against the record files. No lock.
 func (s *Store) Verify() (*phpjson.Array, error) {
-	if err := s.refreshIndexes(); err != nil {
-		return nil, err
-	}
-	c, err := s.countStats()
+	c, err := s.freshStats()
 	if err != nil {
 		return nil, err
 	}

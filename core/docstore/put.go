@@ -101,7 +101,7 @@ func (s *Store) writeLocked(w recordWrite) (Record, error) {
 			}
 		}
 		if w.explicit {
-			rec, _, err := loadRecord(w.id, path)
+			rec, _, err := loadRecord(w.id, recordFile{path: path}, nil)
 			if err != nil && !w.corruptOldIsAbsent {
 				return Record{}, err
 			}
@@ -257,7 +257,7 @@ func (s *Store) deleteLocked(id string) error {
 	if !s.idx.Active() {
 		return removeRecordFile(id, path)
 	}
-	rec, _, err := loadRecord(id, path)
+	rec, _, err := loadRecord(id, recordFile{path: path}, nil)
 	if err != nil {
 		return err
 	}

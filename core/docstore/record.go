@@ -94,19 +94,10 @@ type recordFile struct {
 	stat    *unix.Stat_t // if set, filled by an fstat of the opened file before it is read (recordcache.go)
 }
 
-// fileAt names path.
-func fileAt(path string) recordFile { return recordFile{path: path} }
-
-// withRecordFile reads a whole record file (open, read to EOF, close; no
-// fstat) and passes its bytes to fn, which must not retain them. A
-// missing file returns an error satisfying errors.Is(err, fs.ErrNotExist).
-// Files larger than MaxRecordBytes fail with ErrInvalidRecord.
-func withRecordFile(path string, fn func(content []byte) error) error {
-	return withRecordFileStat(path, nil, fn)
-}
-
-// withRecordFileStat is withRecordFile that first fstats the opened file
-// into st when st is not nil.
+// withRecordFileStat reads a whole record file (open, fstat into st when st
+// is not nil, read to EOF, close) and passes its bytes to fn, which must not
+// retain them. A missing file returns an error satisfying errors.Is(err,
+// fs.ErrNotExist). Files larger than MaxRecordBytes fail with ErrInvalidRecord.
 func withRecordFileStat(path string, st *unix.Stat_t, fn func(content []byte) error) error {
 	fd, err := openRecord(path)
 	if err != nil {
@@ -161,21 +152,12 @@ func openRecord(path string) (int, error) {
 	}
 }
 
-// loadRecord reads and validates the record file at path for id. A missing
-// file gives (nil, 0, nil). size is the file's length when it was read.
-func loadRecord(id, path string) (*Record, int, error) {
-	return loadRecordFile(id, fileAt(path))
-}
-
-// loadRecordFile is loadRecord for a recordFile.
-func loadRecordFile(id string, f recordFile) (*Record, int, error) {
-	return loadRecordFileWith(id, f, nil)
-}
-
-// loadRecordFileWith is loadRecordFile where take (if not nil) first sees
-// the content read: when it returns true the record is not decoded and the
-// result is (nil, size, nil); take has then used the content itself.
-func loadRecordFileWith(id string, f recordFile, take func(content []byte) bool) (*Record, int, error) {
+// loadRecord reads and validates the record file f for id. A missing file
+// gives (nil, 0, nil). size is the file's length when it was read. take,
+// if not nil, first sees the content read: when it returns true the record
+// is not decoded and the result is (nil, size, nil); take has then used
+// the content itself.
+func loadRecord(id string, f recordFile, take func(content []byte) bool) (*Record, int, error) {
 	var data *phpjson.Array
 	size := 0
 	var parseErr error
@@ -217,8 +199,6 @@ func (s *Store) Get(id string) (*Record, error) {
 	if err := validID(id); err != nil {
 		return nil, err
 	}
-	f := fileAt(s.RecordPath(id))
-	f.idValid = true
-	rec, _, err := s.loadCached(id, f)
+	rec, _, err := s.loadCached(id, recordFile{path: s.RecordPath(id), idValid: true})
 	return rec, err
 }

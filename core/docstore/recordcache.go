@@ -121,15 +121,15 @@ func (c *recordCache) remember(id string, e cachedRecord) {
 	c.bytes += e.version.size
 }
 
-// loadCached is loadRecordFile through the record cache, for a record
+// loadCached is loadRecord through the record cache, for a record
 // file of a valid id (f.idValid).
 func (s *Store) loadCached(id string, f recordFile) (*Record, int, error) {
-	if rec, size, ok := s.cacheHit(id, f.path); ok {
+	if rec, size, ok := s.cacheHit(id, unix.AT_FDCWD, f.path); ok {
 		return rec, size, nil
 	}
 	var st unix.Stat_t
 	f.stat = &st
-	rec, size, err := loadRecordFile(id, f)
+	rec, size, err := loadRecord(id, f, nil)
 	if err == nil && rec != nil && cacheable(&st, size, s.cache.clock()) {
 		s.cache.remember(id, cachedRecord{version: versionOf(&st), data: rec.Data.Clone()})
 	}
@@ -137,13 +137,9 @@ func (s *Store) loadCached(id string, f recordFile) (*Record, int, error) {
 }
 
 // cacheHit returns a copy of the cached record of id, and its file's
-// size, when its file at path is the version cached; it reads no file.
-func (s *Store) cacheHit(id, path string) (*Record, int, bool) {
-	return s.cacheHitAt(id, unix.AT_FDCWD, path)
-}
-
-// cacheHitAt is cacheHit for the file rel below the directory dirfd.
-func (s *Store) cacheHitAt(id string, dirfd int, rel string) (*Record, int, bool) {
+// size, when its file rel below the directory dirfd (unix.AT_FDCWD: the
+// working directory) is the version cached; it reads no file.
+func (s *Store) cacheHit(id string, dirfd int, rel string) (*Record, int, bool) {
 	e, ok := s.cache.lookup(id)
 	if !ok {
 		return nil, 0, false
@@ -176,7 +172,7 @@ func (s *Store) eachCached(ids []string, fn func(id string, rec *Record) error) 
 	defer unix.Close(dirfd)
 	for ; len(ids) > 0; ids = ids[1:] {
 		id := ids[0]
-		rec, _, ok := s.cacheHitAt(id, dirfd, shard.BucketOf(id)+"/"+id+shard.RecordExt)
+		rec, _, ok := s.cacheHit(id, dirfd, shard.BucketOf(id)+"/"+id+shard.RecordExt)
 		if !ok {
 			break
 		}

@@ -25,18 +25,20 @@ const (
 	getWindow  = 16
 )
 
+// scanWalk lists the records of a scan, in id order, for readahead.Run.
+type scanWalk = func(visit func(scanned) error) error
+
 // scanRecords calls fn, in id order, for every record file with an id >
 // after that keep(id) accepts (keep returning stop=true ends the walk),
 // with the file already read and validated. fn returning shard.ErrStop
 // ends the scan without error; other errors are returned.
 func (s *Store) scanRecords(after string, keep func(id string) (ok, stop bool), fn func(*scanned) error) error {
-	return s.scanRecordsWith(after, keep, loadScanned, fn)
+	return stopIsNil(readahead.Run(s.walkScanned(after, keep), scanWindow, loadScanned, fn))
 }
 
-// scanRecordsWith is scanRecords with load (loadScanned plus more work done
-// on the reading goroutines) instead of loadScanned.
-func (s *Store) scanRecordsWith(after string, keep func(id string) (ok, stop bool), load func(*scanned), fn func(*scanned) error) error {
-	walk := func(visit func(scanned) error) error {
+// walkScanned lists the record files of scanRecords(after, keep).
+func (s *Store) walkScanned(after string, keep func(id string) (ok, stop bool)) scanWalk {
+	return func(visit func(scanned) error) error {
 		return s.scanFiles(after, func(id, path string) error {
 			if keep != nil {
 				ok, stop := keep(id)
@@ -52,12 +54,11 @@ func (s *Store) scanRecordsWith(after string, keep func(id string) (ok, stop boo
 			return visit(r)
 		})
 	}
-	return stopIsNil(readahead.Run(walk, scanWindow, load, fn))
 }
 
 // loadScanned reads r's file (loadRecord).
 func loadScanned(r *scanned) {
-	r.rec, r.size, r.err = loadRecordFile(r.id, r.recordFile)
+	r.rec, r.size, r.err = loadRecord(r.id, r.recordFile, nil)
 }
 
 // getScanned reads r's file through the record cache (Get); an empty
@@ -71,7 +72,7 @@ func (s *Store) getScanned(r *scanned) {
 // GetEach calls fn, in the order of ids, with the record of each id as Get
 // returns it, nil when missing or when the id is not a valid UUIDv7 (no
 // record can have it; Get would refuse it with an error), reading a few
-// records ahead (getWindow) on readahead.Workers goroutines. fn returning ErrStop
+// records ahead (getWindow) on up to 4 goroutines. fn returning ErrStop
 // or shard.ErrStop ends it without error.
 func (s *Store) GetEach(ids []string, fn func(id string, rec *Record) error) error {
 	// Records the cache serves need no read-ahead.

@@ -1,11 +1,8 @@
 package docstore
 
 import (
-	"bytes"
-	"errors"
 	"io"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -13,7 +10,6 @@ import (
 	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/core/phpjson"
 	"github.com/storhfs/storhfs/core/query"
-	"github.com/storhfs/storhfs/shard"
 )
 
 // Read-only views of a collection for the mount's hidden index folders
@@ -65,11 +61,11 @@ func (s *Store) EqualityCount(field string, v phpjson.Value) (int64, error) {
 
 // How far, and with how many requests in flight, ExportView reads ahead.
 const (
-	aheadWindow  = 4096 // records past the last one written
+	aheadWindow  = 4096 // records between a hint and the export's read
 	aheadWorkers = 16
-	// The export is judged cold, and hints are sent, while it writes
+	// The export is judged cold, and hints are sent, while it lists
 	// fewer than coldRecordsPerMs records a millisecond over rateSpan
-	// (from cache it writes several times more, and hints would only
+	// (from cache it runs several times faster, and hints would only
 	// cost it the extra opens).
 	coldRecordsPerMs = 25
 	rateSpan         = 200 * time.Millisecond
@@ -82,82 +78,87 @@ const viewChunk = 128 << 10
 
 // ExportView writes the bytes ExportJSONLTo writes (in smaller writes)
 // for the mount's COLL/.all.ndjson. While the export runs at a cold pace,
-// aheadWorkers goroutines ask the kernel to read the next record files
-// (posix_fadvise WILLNEED), up to aheadWindow records past the last line
-// written: a cold collection is then read with many requests in flight
-// instead of the export's few, in the order the disk prefers.
+// aheadWorkers goroutines ask the kernel to read each record file
+// (posix_fadvise WILLNEED) as the walk lists it, aheadWindow records
+// before the export reads it: a cold collection is then read with many
+// requests in flight instead of the export's few.
 func (s *Store) ExportView(out io.Writer) (int, error) {
-	lines := &lineCount{w: out}
+	paths := make(chan string, aheadWindow)
 	stop := make(chan struct{})
-	var done sync.WaitGroup
-	done.Add(1)
-	go func() {
-		defer done.Done()
-		s.readAhead(&lines.n, stop)
-	}()
-	n, err := s.exportTo(lines, viewChunk)
-	close(stop)
-	done.Wait()
-	return n, err
-}
-
-var errStopAhead = errors.New("export ended")
-
-// readAhead walks the record files in id order, staying at most
-// aheadWindow records ahead of *written, and hints them to the kernel
-// while the export is slow (cold), until the walk ends or stop is closed.
-// Failures only cost the hint.
-func (s *Store) readAhead(written *atomic.Int64, stop <-chan struct{}) {
-	paths := make(chan string, aheadWorkers)
 	var workers sync.WaitGroup
 	for range aheadWorkers {
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
-			for p := range paths {
-				hintFile(p)
-			}
-		}()
+		workers.Go(func() { hintFiles(paths, stop) })
 	}
+	defer workers.Wait()
+	defer close(stop)
 	rate := exportRate{cold: true, at: time.Now()}
-	var i int64
-	_ = aheadWalk(shard.DataDir(s.dir), func(path string) error {
-		i++
-		for i-written.Load() > aheadWindow {
+	var listed int64
+	hint := func(path string) {
+		listed++
+		if rate.update(listed, time.Now()) {
 			select {
-			case <-stop:
-				return errStopAhead
-			case <-time.After(time.Millisecond):
+			case paths <- path:
+			default: // the hints lag a window behind: the export reads it soon
 			}
 		}
-		if !rate.update(written.Load(), time.Now()) {
-			return nil
-		}
+	}
+	return s.exportTo(out, viewChunk, func(walk scanWalk) scanWalk { return delayWalk(walk, aheadWindow, hint) })
+}
+
+// hintFiles hints the files of paths to the kernel until stop is closed.
+func hintFiles(paths <-chan string, stop <-chan struct{}) {
+	for {
 		select {
 		case <-stop:
-			return errStopAhead
-		case paths <- path:
+			return
+		case p := <-paths:
+			hintFile(p)
 		}
-		return nil
-	})
-	close(paths)
-	workers.Wait()
+	}
+}
+
+// delayWalk returns walk with every record passed to hint as walk lists it
+// and to visit window records later (the rest when walk ends).
+func delayWalk(walk scanWalk, window int, hint func(path string)) scanWalk {
+	return func(visit func(scanned) error) error {
+		held := make([]scanned, 0, window) // a ring, oldest at held[next]
+		next := 0
+		var visitErr error
+		err := walk(func(r scanned) error {
+			hint(r.path)
+			if len(held) < window {
+				held = append(held, r)
+				return nil
+			}
+			r, held[next] = held[next], r
+			next = (next + 1) % window
+			visitErr = visit(r)
+			return visitErr
+		})
+		for i := 0; i < len(held) && visitErr == nil; i++ {
+			visitErr = visit(held[(next+i)%len(held)])
+		}
+		if visitErr != nil {
+			return visitErr
+		}
+		return err
+	}
 }
 
 // exportRate judges from the export's pace whether it reads from disk.
 type exportRate struct {
-	cold    bool
-	at      time.Time // start of the current span
-	written int64     // lines written at its start
+	cold   bool
+	at     time.Time // start of the current span
+	listed int64     // records listed at its start
 }
 
-// update takes the lines written by now and reports whether the export
+// update takes the records listed by now and reports whether the export
 // is cold.
-func (r *exportRate) update(written int64, now time.Time) bool {
+func (r *exportRate) update(listed int64, now time.Time) bool {
 	if span := now.Sub(r.at); span >= rateSpan {
-		perMs := float64(written-r.written) / float64(span.Milliseconds())
+		perMs := float64(listed-r.listed) / float64(span.Milliseconds())
 		r.cold = perMs < coldRecordsPerMs
-		r.at, r.written = now, written
+		r.at, r.listed = now, listed
 	}
 	return r.cold
 }
@@ -172,16 +173,4 @@ func hintFile(path string) {
 	}
 	fsutil.AdviseWillNeed(fd)
 	unix.Close(fd)
-}
-
-// lineCount counts the lines written through it.
-type lineCount struct {
-	w io.Writer
-	n atomic.Int64
-}
-
-func (c *lineCount) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n.Add(int64(bytes.Count(b[:n], []byte{'\n'})))
-	return n, err
 }

@@ -6,13 +6,13 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/storhfs/storhfs/core/docindex"
 	"github.com/storhfs/storhfs/core/phpjson"
-	"github.com/storhfs/storhfs/shard"
 )
 
 // The mount's index folders answer what the query builder answers.
@@ -94,24 +94,43 @@ type failingWriter struct{ err error }
 
 func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
 
-// aheadWalk visits what shard.Walk visits, for record files named by a
-// lowercase UUID in their bucket.
-func TestViewsAheadWalk(t *testing.T) {
-	s := openStore(t, t.TempDir())
-	for i, id := range sequentialIDs(t, 700) {
-		if _, err := s.Put(obj("n", i), id); err != nil {
-			t.Fatal(err)
+// delayWalk hints every record as it is listed and passes it on window
+// records later, in walk order, also when the walk fails or visit does.
+func TestViewsDelayWalk(t *testing.T) {
+	boom := errors.New("listing failed")
+	walkErr := func(n int, err error) scanWalk {
+		return func(visit func(scanned) error) error {
+			for i := range n {
+				if err := visit(scanned{recordFile: recordFile{path: strconv.Itoa(i)}}); err != nil {
+					return err
+				}
+			}
+			return err
 		}
 	}
-	var want, got []string
-	if err := shard.Walk(s.Dir(), "", func(e shard.Entry) error { want = append(want, e.Path); return nil }); err != nil {
-		t.Fatal(err)
+	for _, n := range []int{0, 3, 4, 11} {
+		for _, werr := range []error{nil, boom} {
+			var hinted, visited []string
+			err := delayWalk(walkErr(n, werr), 4, func(p string) { hinted = append(hinted, p) })(func(r scanned) error {
+				if len(hinted) < min(len(visited)+1+4, n) {
+					t.Fatalf("n=%d: record %s visited %d hints after its own", n, r.path, len(hinted)-len(visited)-1)
+				}
+				visited = append(visited, r.path)
+				return nil
+			})
+			if err != werr || len(hinted) != n || !slices.Equal(hinted, visited) {
+				t.Fatalf("n=%d: delayWalk = %v; hinted %v, visited %v", n, err, hinted, visited)
+			}
+		}
 	}
-	if err := aheadWalk(shard.DataDir(s.Dir()), func(p string) error { got = append(got, p); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("aheadWalk visited %d paths, shard.Walk %d (first %v / %v)", len(got), len(want), got[:min(2, len(got))], want[:min(2, len(want))])
+	stop := errors.New("reader gone")
+	visits := 0
+	err := delayWalk(walkErr(11, nil), 4, func(string) {})(func(scanned) error {
+		visits++
+		return stop
+	})
+	if err != stop || visits != 1 {
+		t.Fatalf("delayWalk after visit failed = %v with %d visits; want %v after 1", err, visits, stop)
 	}
 }
 

@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"regexp"
 	"strings"
 	"time"
 
@@ -56,11 +57,6 @@ func (h Hosts) SweepOnOpenStale(collectionDir string, now time.Time) (stale []st
 	return stale, nil
 }
 
-// SweepOnOpenStale is DetectHosts.SweepOnOpenStale.
-func SweepOnOpenStale(collectionDir string, now time.Time) (stale []string, err error) {
-	return DetectHosts.SweepOnOpenStale(collectionDir, now)
-}
-
 // markerStale: a live marker's name starts with "<digits>." and that pid
 // is alive (h.pidAlive).
 func (h Hosts) markerStale(name string) bool {
@@ -108,9 +104,6 @@ func (h Hosts) SweepTemps(collectionDir string, now time.Time) {
 	})
 }
 
-// SweepTemps is DetectHosts.SweepTemps.
-func SweepTemps(collectionDir string, now time.Time) { DetectHosts.SweepTemps(collectionDir, now) }
-
 // walkTemps calls fn for every entry below dir whose name starts with "."
 // and ends with ".tmp" and that is not a directory, descending into
 // subdirectories but never through a symlink (DirEntry types come from
@@ -137,40 +130,15 @@ func walkTemps(dir string, fn func(path, name string)) {
 	}
 }
 
-// pidOfTemp matches ^\.(\d+)\.[0-9a-f]+\.\d+\.tmp$ (ASCII digits, lowercase
-// hex, each part non-empty) and returns the parsed pid.
+// pidTempName is the PID-owned temp name of docs/format/docstore.md §5.4
+// (PHP's \d is an ASCII digit).
+var pidTempName = regexp.MustCompile(`^\.([0-9]+)\.[0-9a-f]+\.[0-9]+\.tmp$`)
+
+// pidOfTemp matches pidTempName and returns the parsed pid.
 func pidOfTemp(name string) (int64, bool) {
-	if len(name) < len(".1.a.1.tmp") || name[0] != '.' || !strings.HasSuffix(name, ".tmp") {
+	m := pidTempName.FindStringSubmatch(name)
+	if m == nil {
 		return 0, false
 	}
-	parts := strings.Split(name[1:len(name)-len(".tmp")], ".")
-	if len(parts) != 3 || !allDigits(parts[0]) || !allLowerHex(parts[1]) || !allDigits(parts[2]) {
-		return 0, false
-	}
-	return parsePID(parts[0])
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func allLowerHex(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return parsePID(m[1])
 }

@@ -48,8 +48,3 @@ func (h Hosts) SweepIndexTemps(collectionDir string) (removed []string) {
 	})
 	return removed
 }
-
-// SweepIndexTemps is DetectHosts.SweepIndexTemps.
-func SweepIndexTemps(collectionDir string) (removed []string) {
-	return DetectHosts.SweepIndexTemps(collectionDir)
-}

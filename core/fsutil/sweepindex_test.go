@@ -31,7 +31,7 @@ func TestSweepIndexTemps(t *testing.T) {
 	os.Symlink(c+"/outside", c+"/.storh/indexes/entries/link") // not followed
 	os.Symlink(c+"/outside/.y.jsonc.0123456789ab.tmp", c+"/"+eq+".link.tmp")
 
-	removed := SweepIndexTemps(c)
+	removed := DetectHosts.SweepIndexTemps(c)
 
 	want := map[string]bool{
 		eq + ".s-70616765.jsonc.0123456789ab.tmp":                 false,
@@ -58,7 +58,7 @@ func TestSweepIndexTemps(t *testing.T) {
 }
 
 func TestSweepIndexTempsNoIndexes(t *testing.T) {
-	if removed := SweepIndexTemps(t.TempDir()); len(removed) != 0 {
+	if removed := DetectHosts.SweepIndexTemps(t.TempDir()); len(removed) != 0 {
 		t.Fatalf("removed %v", removed)
 	}
 }
@@ -71,11 +71,11 @@ func TestSweepOnOpenStaleReportsDeadMarkers(t *testing.T) {
 		".storh/writers/" + deadPID + ".deadbeef": 0,
 		".storh/writers/" + me + ".abcdef01":      0,
 	})
-	stale, err := SweepOnOpenStale(c, now)
+	stale, err := DetectHosts.SweepOnOpenStale(c, now)
 	if err != nil || len(stale) != 1 || stale[0] != deadPID+".deadbeef" {
 		t.Fatalf("stale = %v, %v", stale, err)
 	}
-	if stale, err := SweepOnOpenStale(c, now); err != nil || stale != nil {
+	if stale, err := DetectHosts.SweepOnOpenStale(c, now); err != nil || stale != nil {
 		t.Fatalf("second open: stale = %v, %v", stale, err)
 	}
 }

@@ -109,11 +109,9 @@ func (w *Writer) Register() error {
 }
 
 // MarkerLive reports whether a writer marker name ("<pid>.<hex8>") belongs
-// to a live process (docs/format/docstore.md §5.5, with EPERM counted alive as in PIDAlive).
-func MarkerLive(name string) bool { return !OneHost.markerStale(name) }
-
-// MarkerLive is MarkerLive with pids judged as h says (dir resolves
-// DetectHosts): with ManyHosts every well-formed marker counts as live.
+// to a live process (docs/format/docstore.md §5.5, with EPERM counted alive
+// as in PIDAlive), pids judged as h says (dir resolves DetectHosts): with
+// ManyHosts every well-formed marker counts as live.
 func (h Hosts) MarkerLive(dir, name string) bool { return !h.For(dir).markerStale(name) }
 
 // Registered reports whether Register succeeded and Unregister has not run.

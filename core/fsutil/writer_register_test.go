@@ -40,7 +40,7 @@ func TestMarkerLive(t *testing.T) {
 		{"", false},
 	}
 	for _, c := range cases {
-		if got := MarkerLive(c.name); got != c.live {
+		if got := !OneHost.markerStale(c.name); got != c.live {
 			t.Errorf("MarkerLive(%q) = %v, want %v", c.name, got, c.live)
 		}
 	}

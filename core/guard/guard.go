@@ -35,20 +35,6 @@ const (
 	Corrupt         // LEN differs from len(JSON), or HASH is not the lowercase XXH32 of JSON
 )
 
-func (f Fault) String() string {
-	switch f {
-	case OK:
-		return "ok"
-	case Torn:
-		return "torn"
-	case Malformed:
-		return "malformed"
-	case Corrupt:
-		return "corrupt"
-	}
-	return "unknown"
-}
-
 // Strip says which terminator bytes are removed before splitting.
 type Strip uint8
 

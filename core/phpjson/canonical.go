@@ -52,15 +52,6 @@ func (c *CanonicalChecker) IsCanonicalArray(b []byte) bool {
 	return ok && end == len(b)
 }
 
-// plainByte marks the string bytes that stand for themselves: ASCII
-// other than controls, `"` and `\`.
-var plainByte = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 // value checks the value starting at i and returns the index after it.
 func (c *CanonicalChecker) value(i, depth int) (int, bool) {
 	if i >= len(c.src) {
@@ -178,7 +169,7 @@ func (c *CanonicalChecker) str(i int) (int, bool) {
 	i++
 	for i < len(b) {
 		ch := b[i]
-		if plainByte[ch] {
+		if plainStringByte[ch] {
 			i++
 			continue
 		}

@@ -23,15 +23,7 @@ func DecodeDepth(b []byte, maxDepth int) (Value, error) {
 	if len(b) == 0 {
 		return nil, ErrSyntax
 	}
-	return decodeString(string(b), maxDepth)
-}
-
-// decodeString is DecodeDepth for input that is already a string (no copy).
-func decodeString(s string, maxDepth int) (Value, error) {
-	if len(s) == 0 {
-		return nil, ErrSyntax
-	}
-	d := decoder{src: s, maxDepth: maxDepth} // stays on the stack
+	d := decoder{src: string(b), maxDepth: maxDepth} // stays on the stack
 	defer d.release()
 	return d.parse()
 }

@@ -19,19 +19,13 @@ func Encode(v Value) ([]byte, error) {
 // over-deep array stop encoding at once; NaN/Inf only records an error and
 // encoding goes on, so a later hard error replaces it.
 func AppendEncode(dst []byte, v Value) ([]byte, error) {
-	e := encoder{maxDepth: DefaultDepth}
-	return e.encode(dst, v)
+	return AppendEncodeDepth(dst, v, DefaultDepth)
 }
 
-// EncodeDepth is Encode with json_encode's depth argument: at most
-// maxDepth nested arrays; maxDepth <= 0 means no limit (for test
-// harnesses that print values deeper than storh ever writes).
-func EncodeDepth(v Value, maxDepth int) ([]byte, error) {
-	return AppendEncodeDepth(make([]byte, 0, 256), v, maxDepth)
-}
-
-// AppendEncodeDepth appends EncodeDepth(v, maxDepth) to dst. On error dst
-// is returned unchanged.
+// AppendEncodeDepth appends the encoding of v to dst with json_encode's
+// depth argument: at most maxDepth nested arrays; maxDepth <= 0 means no
+// limit (for test harnesses that print values deeper than storh ever
+// writes). On error dst is returned unchanged.
 func AppendEncodeDepth(dst []byte, v Value, maxDepth int) ([]byte, error) {
 	if maxDepth <= 0 {
 		maxDepth = math.MaxInt

@@ -188,24 +188,17 @@ func isCtypeSpace(c byte) bool {
 
 // EncodeJSONCObject is Jsonc::encode_object: "{}\n" for an empty array,
 // else EncodePretty(a) + "\n". (A non-empty list is written as a JSON list.)
-func EncodeJSONCObject(a *Array) ([]byte, error) {
-	if a.Len() == 0 {
-		return []byte("{}\n"), nil
-	}
-	out, err := EncodePretty(a)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, '\n'), nil
-}
+func EncodeJSONCObject(a *Array) ([]byte, error) { return encodeObjectFile(a, EncodePretty) }
 
 // EncodeCompactObject is Jsonc::encode_compact_object: "{}\n" for an empty
 // array, else Encode(a) + "\n" (SegmentedLog manifests and sparse indexes).
-func EncodeCompactObject(a *Array) ([]byte, error) {
+func EncodeCompactObject(a *Array) ([]byte, error) { return encodeObjectFile(a, Encode) }
+
+func encodeObjectFile(a *Array, encode func(Value) ([]byte, error)) ([]byte, error) {
 	if a.Len() == 0 {
 		return []byte("{}\n"), nil
 	}
-	out, err := Encode(a)
+	out, err := encode(a)
 	if err != nil {
 		return nil, err
 	}

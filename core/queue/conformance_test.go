@@ -99,3 +99,25 @@ func keepDone(op *phpjson.Array) bool {
 }
 
 func recordValue(r Record) *phpjson.Array { return conformance.RecordValue(r.ID, r.Payload) }
+
+// JobFromValue applies PHP enqueueMany's row rule: id is row.id when that is
+// a string; the payload is row.payload when that is an array, otherwise the
+// whole row (docs/format/queue.md §5.2). A row that is not an array gets a
+// generated id and an empty payload.
+func JobFromValue(v phpjson.Value) Job {
+	row, ok := v.(*phpjson.Array)
+	if !ok {
+		return Job{Payload: phpjson.NewArray(0)}
+	}
+	var j Job
+	if id, ok := row.Lookup("id"); ok {
+		j.ID, _ = id.(string)
+	}
+	if p, ok := row.Lookup("payload"); ok {
+		j.Payload, _ = p.(*phpjson.Array)
+	}
+	if j.Payload == nil {
+		j.Payload = row
+	}
+	return j
+}

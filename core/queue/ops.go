@@ -19,28 +19,6 @@ type Job struct {
 	Payload *phpjson.Array
 }
 
-// JobFromValue applies PHP enqueueMany's row rule: id is row.id when that is
-// a string; the payload is row.payload when that is an array, otherwise the
-// whole row (docs/format/queue.md §5.2). A row that is not an array gets a
-// generated id and an empty payload.
-func JobFromValue(v phpjson.Value) Job {
-	row, ok := v.(*phpjson.Array)
-	if !ok {
-		return Job{Payload: phpjson.NewArray(0)}
-	}
-	var j Job
-	if id, ok := row.Lookup("id"); ok {
-		j.ID, _ = id.(string)
-	}
-	if p, ok := row.Lookup("payload"); ok {
-		j.Payload, _ = p.(*phpjson.Array)
-	}
-	if j.Payload == nil {
-		j.Payload = row
-	}
-	return j
-}
-
 // resolveID validates an explicit id or produces one (built-in generator, or
 // Options.NewID whose ids are validated). Runs before the lock, like PHP.
 func (q *Queue) resolveID(id string) (string, error) {
@@ -88,9 +66,12 @@ func (q *Queue) Enqueue(payload *phpjson.Array, id string) (string, error) {
 	}
 	stored := NormalizePayload(payloadOrEmpty(payload))
 	err = q.op(func(now int64) error {
-		q.buf, q.scratch = appendEventLine(q.buf[:0], q.scratch, OpEnqueue, id, false, payloadJSON, now)
 		q.st.enqueue(id, payloadRef{val: stored})
-		return q.writeAndCommit()
+		b := q.newBatch()
+		if err := b.add(OpEnqueue, id, false, payloadJSON, now); err != nil {
+			return err
+		}
+		return b.finish()
 	})
 	if err != nil {
 		return "", err
@@ -188,13 +169,8 @@ func (q *Queue) Complete(id string, keepDone bool) error {
 // input order kept) and returns how many it completed. Every id is validated
 // first; an empty list returns 0 without locking.
 func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
-	for _, id := range ids {
-		if !uuidv7.Valid(id) {
-			return 0, uuidv7.ErrInvalid
-		}
-	}
-	if len(ids) == 0 {
-		return 0, nil
+	if err := validIDs(ids); err != nil || len(ids) == 0 {
+		return 0, err
 	}
 	completed := 0
 	err := q.op(func(now int64) error {
@@ -218,6 +194,16 @@ func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
 	return completed, nil
 }
 
+// validIDs fails with uuidv7.ErrInvalid unless every id is a valid UUIDv7.
+func validIDs(ids []string) error {
+	for _, id := range ids {
+		if !uuidv7.Valid(id) {
+			return uuidv7.ErrInvalid
+		}
+	}
+	return nil
+}
+
 // RequeueMany moves the processing jobs among ids (duplicates skipped,
 // input order kept) to the back of the pending order and returns how
 // many. It writes the requeue events PHP's requeue_timed_out writes, one
@@ -225,13 +211,8 @@ func (q *Queue) CompleteMany(ids []string, keepDone bool) (int, error) {
 // not processing are skipped. Every id is validated first; an empty list
 // returns 0 without locking.
 func (q *Queue) RequeueMany(ids []string) (int, error) {
-	for _, id := range ids {
-		if !uuidv7.Valid(id) {
-			return 0, uuidv7.ErrInvalid
-		}
-	}
-	if len(ids) == 0 {
-		return 0, nil
+	if err := validIDs(ids); err != nil || len(ids) == 0 {
+		return 0, err
 	}
 	n := 0
 	err := q.op(func(now int64) error {
@@ -308,25 +289,4 @@ func (q *Queue) PurgeDone(olderThanS int64) (int, error) {
 		return 0, err
 	}
 	return n, nil
-}
-
-// writeAndCommit appends q.buf (already applied to the state) and fsyncs;
-// an empty buffer writes and syncs nothing.
-func (q *Queue) writeAndCommit() error { return q.writeAndCommitBuf(q.buf) }
-
-// writeAndCommitBuf appends lines at EOF and fsyncs. The caller has applied
-// them to q.st already; if the write or the fsync fails the state is marked
-// stale, so the next sync rebuilds it from what the log really holds.
-func (q *Queue) writeAndCommitBuf(lines []byte) error {
-	if len(lines) == 0 {
-		return nil
-	}
-	if err := q.prepareAppend(); err != nil {
-		q.stale = true
-		return err
-	}
-	if err := q.writeLines(lines); err != nil {
-		return err
-	}
-	return q.commit()
 }

@@ -243,9 +243,6 @@ func (q *Queue) prepareAppend() error {
 // writeLines writes buf at EOF (q.offset). The caller applies the lines to
 // the state and then calls commit.
 func (q *Queue) writeLines(buf []byte) error {
-	if len(buf) == 0 {
-		return nil
-	}
 	if _, err := q.log.WriteAt(buf, q.offset); err != nil {
 		q.stale = true
 		return storageError("Could not write storage file: %s", q.logPath, err)

@@ -34,16 +34,6 @@ func NewGenerator(nowMs func() int64, random io.Reader) *Generator {
 	return &Generator{nowMs: nowMs, random: random, lastTs: -1}
 }
 
-// newGeneratorWithState returns a generator whose last call was at lastTs
-// with the given entropy (the vector of docs/format/docstore.md §3.2).
-func newGeneratorWithState(nowMs func() int64, random io.Reader, lastTs int64, entropy [10]byte) *Generator {
-	g := NewGenerator(nowMs, random)
-	g.lastTs = lastTs
-	g.entropy = entropy
-	g.hasEntropy = true
-	return g
-}
-
 // New returns the next lowercase id for the current millisecond.
 func (g *Generator) New() (string, error) {
 	return g.NewAt(g.nowMs())

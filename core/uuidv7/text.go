@@ -1,9 +1,9 @@
 package uuidv7
 
+import "encoding/hex"
+
 // TextLen is the length of an id's text form.
 const TextLen = 36
-
-const lowerHex = "0123456789abcdef"
 
 // putText writes the 36-byte lowercase id of ts and entropy e into
 // dst[:36]: the 48-bit timestamp as 8-4 hex digits, version 7 over e0's low
@@ -19,25 +19,13 @@ func putText(dst []byte, ts int64, e [10]byte) {
 	u[7] = e[1]
 	u[8] = 0x80 | e[2]&0x3f
 	copy(u[9:], e[3:])
-	putHexBytes(dst[0:8], u[0:4])
+	hex.Encode(dst[0:8], u[0:4])
 	dst[8] = '-'
-	putHexBytes(dst[9:13], u[4:6])
+	hex.Encode(dst[9:13], u[4:6])
 	dst[13] = '-'
-	putHexBytes(dst[14:18], u[6:8])
+	hex.Encode(dst[14:18], u[6:8])
 	dst[18] = '-'
-	putHexBytes(dst[19:23], u[8:10])
+	hex.Encode(dst[19:23], u[8:10])
 	dst[23] = '-'
-	putHexBytes(dst[24:36], u[10:16])
-}
-
-// putHexBytes writes src as lowercase hex into dst[:2*len(src)].
-func putHexBytes(dst, src []byte) {
-	for i, c := range src {
-		putHexByte(dst[2*i:], c)
-	}
-}
-
-func putHexByte(dst []byte, c byte) {
-	dst[0] = lowerHex[c>>4]
-	dst[1] = lowerHex[c&0x0f]
+	hex.Encode(dst[24:36], u[10:16])
 }

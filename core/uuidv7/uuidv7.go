@@ -11,7 +11,7 @@ package uuidv7
 
 import (
 	"errors"
-	"strconv"
+	"fmt"
 )
 
 // ErrInvalid is PHP's assert_valid failure; its text is compared by the
@@ -63,22 +63,6 @@ func hexVal(c byte) int {
 	return -1
 }
 
-// TimestampMs validates id and returns the milliseconds of its first 12 hex
-// digits (offsets 0-7 and 9-12, any case).
-func TimestampMs(id string) (int64, error) {
-	if !Valid(id) {
-		return 0, ErrInvalid
-	}
-	var ts int64
-	for i := 0; i < 13; i++ {
-		if i == 8 {
-			continue
-		}
-		ts = ts<<4 | int64(hexVal(id[i]))
-	}
-	return ts, nil
-}
-
 // MinForTimestampMs is the smallest lowercase id of millisecond ms
 // ("<ts>-7000-8000-000000000000"). Like PHP it does no range check: a
 // negative ms renders as 16-digit two's complement and ms >= 2^48 as more
@@ -94,10 +78,6 @@ func MaxForTimestampMs(ms int64) string {
 }
 
 func boundFor(ms int64, tail string) string {
-	ts := strconv.FormatUint(uint64(ms), 16)
-	for len(ts) < 12 {
-		ts = "0" + ts
-	}
-	h := ts + tail // at least 32 hex digits
+	h := fmt.Sprintf("%012x", uint64(ms)) + tail // at least 32 hex digits
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }

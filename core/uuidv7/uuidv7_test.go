@@ -3,6 +3,7 @@ package uuidv7
 import (
 	"bytes"
 	"errors"
+	"io"
 	"regexp"
 	"sort"
 	"strings"
@@ -229,3 +230,29 @@ func BenchmarkValid(b *testing.B) {
 type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("no entropy in this test") }
+
+// newGeneratorWithState returns a generator whose last call was at lastTs
+// with the given entropy (the vector of docs/format/docstore.md §3.2).
+func newGeneratorWithState(nowMs func() int64, random io.Reader, lastTs int64, entropy [10]byte) *Generator {
+	g := NewGenerator(nowMs, random)
+	g.lastTs = lastTs
+	g.entropy = entropy
+	g.hasEntropy = true
+	return g
+}
+
+// TimestampMs validates id and returns the milliseconds of its first 12 hex
+// digits (offsets 0-7 and 9-12, any case).
+func TimestampMs(id string) (int64, error) {
+	if !Valid(id) {
+		return 0, ErrInvalid
+	}
+	var ts int64
+	for i := 0; i < 13; i++ {
+		if i == 8 {
+			continue
+		}
+		ts = ts<<4 | int64(hexVal(id[i]))
+	}
+	return ts, nil
+}

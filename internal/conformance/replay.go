@@ -82,7 +82,7 @@ func replayOps(t *testing.T, c *caseSpec, exec Executor, env *Env, opts Options)
 		}
 		// No depth limit: PHP's runner encodes results with depth 100000
 		// (a stream of records 511 levels deep is 513 deep).
-		got, err := phpjson.EncodeDepth(newNormaliser(env.Root).value(result), 0)
+		got, err := phpjson.AppendEncodeDepth(nil, newNormaliser(env.Root).value(result), 0)
 		if err != nil {
 			report("op %d %s: result cannot be encoded: %v (value %#v)", i, clip(line, 300), err, result)
 			continue
