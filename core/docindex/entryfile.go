@@ -84,9 +84,16 @@ func stringIDs(obj *phpjson.Array, key string) []string {
 	return ids
 }
 
-// sortedUnique sorts ids bytewise and drops duplicates, in place.
+// sortedUnique sorts ids bytewise and drops duplicates, in place; a list
+// that is already strictly increasing (sources yield ids in order) is
+// returned as is.
 func sortedUnique(ids []string) []string {
-	sort.Strings(ids)
+	for i := 1; i < len(ids); i++ {
+		if ids[i] <= ids[i-1] {
+			sort.Strings(ids)
+			break
+		}
+	}
 	out := ids[:0]
 	for i, id := range ids {
 		if i == 0 || id != ids[i-1] {

@@ -63,51 +63,26 @@ func (m *Manager) rebuild(src RecordSource, scope *rebuildScope) (fields, entrie
 		return 0, 0, err
 	}
 	b := newRebuilder(m.paths, defs, m.limits.withDefaults(), scope)
-	go b.clear() // overlaps the reading of records; see cleared
+	// PHP ignores unlink/rmdir failures here. Only when the delete fully
+	// succeeded is entries/ known to hold no entry file to merge with.
+	b.fresh = scope.remove(m.paths)
+	if err := fsutil.EnsureDir(m.paths.entries()); err != nil {
+		return 0, 0, err
+	}
 	if src != nil {
 		err = src(func(id string, data *phpjson.Array) error {
 			entries++
 			return b.add(id, data)
 		})
 		if err != nil {
-			// PHP fails at the mkdir before reading any record.
-			if cerr := b.cleared(); cerr != nil {
-				err = cerr
-			}
 			_ = b.w.wait() // no write outlives the call
 			return 0, 0, err
 		}
-	}
-	if err := b.cleared(); err != nil {
-		return 0, 0, err
 	}
 	if err := b.finish(); err != nil {
 		return 0, 0, err
 	}
 	return len(defs), entries, nil
-}
-
-// clear deletes and recreates entries/. It runs while the records are read
-// and collected, which touches no index file; every write, and every
-// return from Rebuild, waits for it first (cleared), so entries/ is gone
-// before anything is written and also when the source fails, as in PHP.
-func (b *rebuilder) clear() {
-	defer close(b.clearDone)
-	root := b.paths.entries()
-	// PHP ignores unlink/rmdir failures here. Only when the delete fully
-	// succeeded is entries/ known to hold no entry file to merge with.
-	if b.scope == nil {
-		b.fresh = fsutil.RemoveAll(root) == nil
-	} else {
-		b.fresh = b.scope.remove(b.paths)
-	}
-	b.clearErr = fsutil.EnsureDir(root)
-}
-
-// cleared waits for clear and returns its mkdir error.
-func (b *rebuilder) cleared() error {
-	<-b.clearDone
-	return b.clearErr
 }
 
 // rebuilder accumulates one rebuild's entries and hands finished files to
@@ -121,13 +96,11 @@ type rebuilder struct {
 	made   map[string]bool // directories already created, guarded by madeMu
 	madeMu sync.Mutex
 
-	// Set by clear before clearDone is closed. fresh: entries/ was
-	// emptied, so an entry file needs merging with the disk only if an
-	// earlier (mid-rebuild) flush wrote it; those paths are in flushed.
-	clearDone chan struct{}
-	clearErr  error
-	fresh     bool
-	flushed   map[string]bool
+	// fresh: entries/ was emptied, so an entry file needs merging with the
+	// disk only if an earlier (mid-rebuild) flush wrote it; those paths
+	// are in flushed.
+	fresh   bool
+	flushed map[string]bool
 
 	eqOrder  []*eqBucket           // held buckets, first-seen order
 	compound map[pairKey]*eqBucket // held compound buckets
@@ -163,14 +136,13 @@ type pairKey struct{ left, right *eqBucket }
 
 func newRebuilder(p paths, defs []Definition, limits rebuildLimits, scope *rebuildScope) *rebuilder {
 	b := &rebuilder{
-		paths:     p,
-		limits:    limits,
-		scope:     scope,
-		w:         newSyncWriter(rebuildWriters),
-		made:      map[string]bool{},
-		clearDone: make(chan struct{}),
-		flushed:   map[string]bool{},
-		compound:  map[pairKey]*eqBucket{},
+		paths:    p,
+		limits:   limits,
+		scope:    scope,
+		w:        newSyncWriter(rebuildWriters),
+		made:     map[string]bool{},
+		flushed:  map[string]bool{},
+		compound: map[pairKey]*eqBucket{},
 	}
 	b.ranges = newRangeCollector(p, b.w, b.ensureDir)
 	for _, d := range defs {
@@ -227,14 +199,7 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 			b.addCompound(b.pairs[i], b.pairs[j], id)
 		}
 	}
-	eqFull := b.eqIDs >= b.limits.eqFlushIDs
-	rangeFull := b.ranges.held >= b.limits.rangeChunkEntries
-	if eqFull || rangeFull {
-		if err := b.cleared(); err != nil {
-			return err
-		}
-	}
-	if eqFull {
+	if b.eqIDs >= b.limits.eqFlushIDs {
 		if err := b.flushEq(false); err != nil {
 			return err
 		}
@@ -243,7 +208,7 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 			return err
 		}
 	}
-	if rangeFull {
+	if b.ranges.held >= b.limits.rangeChunkEntries {
 		return b.ranges.flush()
 	}
 	return nil
@@ -289,7 +254,7 @@ func (b *rebuilder) flushEq(final bool) error {
 			if merge {
 				return mergedEntry(path, bk.field, bk.key, bk.value, bk.ids)
 			}
-			e := entry{field: bk.field, key: bk.key, value: bk.value, ids: sortedUniqueIfNeeded(bk.ids)}
+			e := entry{field: bk.field, key: bk.key, value: bk.value, ids: sortedUnique(bk.ids)}
 			return e.encode()
 		})
 	}
@@ -303,30 +268,25 @@ func (b *rebuilder) flushEq(final bool) error {
 }
 
 // finish flushes everything, merges the range chunks into main and sparse
-// files, deletes the chunks and makes it all durable. The range merge is
-// CPU work and runs while the entry files are being written and fsynced.
+// files, deletes the chunks and makes it all durable. The range merge runs
+// while the entry files are being written and fsynced.
 func (b *rebuilder) finish() error {
-	type merged struct {
-		chunks []string
-		err    error
-	}
-	done := make(chan merged, 1)
-	go func() {
-		chunks, err := b.ranges.finish()
-		done <- merged{chunks, err}
-	}()
 	eqErr := b.flushEq(true)
-	m := <-done
+	var chunks []string
+	var rangeErr error
+	if eqErr == nil {
+		chunks, rangeErr = b.ranges.finish()
+	}
 	werr := b.w.wait()
 	switch {
 	case eqErr != nil:
 		return eqErr
 	case werr != nil:
 		return werr
-	case m.err != nil:
-		return m.err
+	case rangeErr != nil:
+		return rangeErr
 	}
-	for _, c := range m.chunks {
+	for _, c := range chunks {
 		_ = fsutil.Remove(c)
 	}
 	return b.w.syncDirs()
@@ -349,15 +309,4 @@ func (b *rebuilder) ensureDir(dir string) error {
 		b.w.markDir(d)
 	}
 	return nil
-}
-
-// sortedUniqueIfNeeded returns ids sorted bytewise without duplicates;
-// sources yield ids in ascending order, so usually ids is returned as is.
-func sortedUniqueIfNeeded(ids []string) []string {
-	for i := 1; i < len(ids); i++ {
-		if ids[i-1] >= ids[i] {
-			return sortedUnique(ids)
-		}
-	}
-	return ids
 }

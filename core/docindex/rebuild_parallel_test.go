@@ -125,8 +125,8 @@ func TestRangeCollectorLineIsCanonical(t *testing.T) {
 	if len(f.held.lines) != len(values) || f.held.size != size {
 		t.Error("a failed add was held")
 	}
-	// Lines longer than a block, and many lines, keep their own bytes.
-	long := strings.Repeat("y", arenaBlock)
+	// Long lines, and many lines, keep their own bytes.
+	long := strings.Repeat("y", 256<<10)
 	must(t, c.add("f", idB, long))
 	for i := 0; i < 3000; i++ {
 		must(t, c.add("f", idB, int64(i)))
