@@ -1,6 +1,7 @@
 package docindex
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/storhfs/storhfs/core/fsutil"
@@ -128,7 +129,7 @@ func (m *Manager) Sync(rebuild bool, src RecordSource) error {
 	m.defs, m.loadErr, m.pending = after, nil, nil
 	m.mu.Unlock()
 
-	if rebuild && !sameDefinitions(before, after) {
+	if rebuild && !slices.Equal(before, after) {
 		_, _, err := m.Rebuild(src)
 		return err
 	}

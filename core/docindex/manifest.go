@@ -86,18 +86,6 @@ func mergeDefinitions(base, add []Definition) []Definition {
 	return sortedDefinitions(byName)
 }
 
-func sameDefinitions(a, b []Definition) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func checkFieldName(field string) error {
 	if strings.Trim(field, phpTrimSet) == "" {
 		return ErrEmptyField

@@ -250,7 +250,7 @@ func (b *rebuilder) flushEq(final bool) error {
 		if !final {
 			b.flushed[path] = true
 		}
-		b.w.write(nil, path, func() ([]byte, error) {
+		b.w.write(path, func() ([]byte, error) {
 			if merge {
 				return mergedEntry(path, bk.field, bk.key, bk.value, bk.ids)
 			}
@@ -267,16 +267,12 @@ func (b *rebuilder) flushEq(final bool) error {
 	return nil
 }
 
-// finish flushes everything, merges the range chunks into main and sparse
-// files, deletes the chunks and makes it all durable. The range merge runs
-// while the entry files are being written and fsynced.
+// finish merges the range chunks into main and sparse files, flushes the
+// equality and compound files, deletes the chunks and makes it all
+// durable.
 func (b *rebuilder) finish() error {
+	chunks, rangeErr := b.ranges.finish()
 	eqErr := b.flushEq(true)
-	var chunks []string
-	var rangeErr error
-	if eqErr == nil {
-		chunks, rangeErr = b.ranges.finish()
-	}
 	werr := b.w.wait()
 	switch {
 	case eqErr != nil:

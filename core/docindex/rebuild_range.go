@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"sync"
 
 	"github.com/storhfs/storhfs/core/phpjson"
 )
@@ -44,7 +43,6 @@ type rangeField struct {
 	held   lineSet
 	chunks []string       // chunk files submitted, in order
 	bytes  int            // total size of the chunk files
-	saved  sync.WaitGroup // marks the chunk writes done
 }
 
 // lineSet is a field's held lines, in insertion order, and their total size.
@@ -120,7 +118,7 @@ func (c *rangeCollector) flush() error {
 		path := c.paths.chunk(name, len(f.chunks))
 		f.chunks = append(f.chunks, path)
 		f.bytes += held.size
-		c.w.write(&f.saved, path, func() ([]byte, error) {
+		c.w.write(path, func() ([]byte, error) {
 			return bytes.Join(held.sorted(), nil), nil
 		})
 	}
@@ -139,19 +137,17 @@ func (c *rangeCollector) finish() (chunks []string, err error) {
 			return nil, err
 		}
 	}
+	if err := c.w.wait(); err != nil { // the chunk files are complete
+		return nil, err
+	}
 	for _, f := range c.order {
-		held := f.held.sorted()
-		f.saved.Wait() // the chunk files are complete (or failed)
-		main, idx, err := mergeRangeLines(f.chunks, held, f.bytes+f.held.size)
+		main, idx, err := mergeRangeLines(f.chunks, f.held.sorted(), f.bytes+f.held.size)
 		if err != nil {
-			if werr := c.w.wait(); werr != nil {
-				return nil, werr // a failed chunk write explains a failed read
-			}
 			return nil, err
 		}
 		f.held = lineSet{}
-		c.w.write(nil, c.paths.rangeMain(f.name), func() ([]byte, error) { return main, nil })
-		c.w.write(nil, c.paths.rangeIdx(f.name), func() ([]byte, error) { return idx, nil })
+		c.w.write(c.paths.rangeMain(f.name), func() ([]byte, error) { return main, nil })
+		c.w.write(c.paths.rangeIdx(f.name), func() ([]byte, error) { return idx, nil })
 		chunks = append(chunks, f.chunks...)
 	}
 	return chunks, nil

@@ -48,10 +48,10 @@ func newSyncWriter(limit int) *syncWriter {
 
 // write replaces path with the bytes produce returns, in the background.
 // Writes in flight must have different paths (the last rename would win).
-// done (may be nil) is marked when this write has finished. After a failure
+// After a failure
 // later submissions are skipped; wait reports the failure of the earliest
 // submission that failed (not the first to fail in time).
-func (w *syncWriter) write(done *sync.WaitGroup, path string, produce func() ([]byte, error)) {
+func (w *syncWriter) write(path string, produce func() ([]byte, error)) {
 	w.mu.Lock()
 	seq := w.seq
 	w.seq++
@@ -61,13 +61,7 @@ func (w *syncWriter) write(done *sync.WaitGroup, path string, produce func() ([]
 	if failed {
 		return
 	}
-	if done != nil {
-		done.Add(1)
-	}
 	w.g.Go(func() error { // waits for a free slot
-		if done != nil {
-			defer done.Done()
-		}
 		content, err := produce()
 		if err == nil {
 			err = fsutil.WriteAtomicNoDirSync(path, content)

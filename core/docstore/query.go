@@ -66,10 +66,6 @@ func (q querySource) EqualityIDsFrom(field string, v phpjson.Value, after string
 	return q.s.idx.EqualityIDsFrom(field, v, after, limit)
 }
 
-func (q querySource) CompoundIDs(f1 string, v1 phpjson.Value, f2 string, v2 phpjson.Value) ([]string, bool, error) {
-	return q.s.idx.CompoundIDs(f1, v1, f2, v2)
-}
-
 func (q querySource) RangeScan(field, fromKey, toKey string, fn func(key string, value phpjson.Value, ids []string) error) (bool, error) {
 	return q.s.idx.RangeScan(field, fromKey, toKey, fn)
 }
