@@ -221,12 +221,8 @@ func (m *Manager) verifyRangeFile(rep *VerifyReport, dr *Drift, path, field stri
 			return nil
 		}
 		identity := field + "\x00" + e.key + "\x00" + ValueKey(e.value)
-		set := actual[identity]
-		if set == nil {
-			set = idSet{}
-			actual[identity] = set
-		}
-		set.apply(e)
+		actual.add(identity)
+		actual[identity].apply(e)
 		return nil
 	})
 	if err != nil {

@@ -24,7 +24,6 @@ var (
 	_ query.Indexed       = querySource{}
 	_ query.Counter       = querySource{}
 	_ query.IndexCounter  = querySource{}
-	_ query.GetEacher     = querySource{}
 	_ query.EqualityPager = querySource{}
 )
 

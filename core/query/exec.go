@@ -131,7 +131,7 @@ func (b *Builder) eachMatch(stop int, seekCursor bool, fn func(Record) error) er
 		}
 		if p, ok := b.src.(EqualityPager); ok && stop > 0 {
 			if c, ok := b.pagedCondition(ix); ok {
-				usable, err := b.eachPagedCandidate(p, c, need, emit)
+				usable, err := b.eachPagedCandidate(ix, p, c, need, emit)
 				if err != nil || usable {
 					return ignoreStop(err)
 				}
@@ -142,7 +142,7 @@ func (b *Builder) eachMatch(stop int, seekCursor bool, fn func(Record) error) er
 			return err
 		}
 		if usable {
-			return ignoreStop(b.eachCandidate(ids, need, emit))
+			return ignoreStop(b.eachCandidate(ix, ids, need, emit))
 		}
 	}
 	if cs, ok := b.src.(CursorScanner); ok && b.hasCur && seekCursor {
@@ -173,52 +173,34 @@ func (b *Builder) recordQueryShape() bool {
 // would refuse (operand of id in, garbage in an index file) cannot be a
 // record a scan would return; missing records are stale index entries.
 //
-// need (nil: no limit) is how many more matches the query wants. A
-// GetEacher is first handed that many ids, so its read-ahead does not read
-// past the limit when every candidate matches (the usual case).
-func (b *Builder) eachCandidate(ids []string, need func() int, emit func(Record) error) error {
+// need (nil: no limit) is how many more matches the query wants. GetEach
+// is first handed that many ids, so its read-ahead does not read past the
+// limit when every candidate matches (the usual case), then geometrically
+// more when candidates fail the predicate.
+func (b *Builder) eachCandidate(ix Indexed, ids []string, need func() int, emit func(Record) error) error {
 	if b.hasCur {
 		ids = ids[sort.SearchStrings(ids, b.cursor+"\x00"):] // ids > cursor
 	}
-	if ge, ok := b.src.(GetEacher); ok {
-		prev := 0 // ids handed to the previous call
-		for len(ids) > 0 {
-			n := len(ids)
-			if need != nil {
-				want := need()
-				if want == 0 {
-					return nil
-				}
-				// Grow geometrically when candidates fail the predicate,
-				// so that few calls are made however many fail.
-				n = min(n, max(want, 2*prev))
+	prev := 0 // ids handed to the previous call
+	for len(ids) > 0 {
+		n := len(ids)
+		if need != nil {
+			want := need()
+			if want == 0 {
+				return nil
 			}
-			err := ge.GetEach(ids[:n], func(_ string, rec *Record) error {
-				if rec == nil {
-					return nil
-				}
-				return emit(*rec)
-			})
-			if err != nil {
-				return err
+			n = min(n, max(want, 2*prev))
+		}
+		err := ix.GetEach(ids[:n], func(_ string, rec *Record) error {
+			if rec == nil {
+				return nil
 			}
-			ids, prev = ids[n:], n
-		}
-		return nil
-	}
-	for _, id := range ids {
-		if !uuidv7.Valid(id) {
-			continue
-		}
-		rec, err := b.src.Get(id)
+			return emit(*rec)
+		})
 		if err != nil {
 			return err
 		}
-		if rec != nil {
-			if err := emit(*rec); err != nil {
-				return err
-			}
-		}
+		ids, prev = ids[n:], n
 	}
 	return nil
 }
