@@ -81,17 +81,6 @@ func (e *entryFile) readTo(n int) error {
 	return nil
 }
 
-// readAll reads the whole file into text.
-func (e *entryFile) readAll() error {
-	for !e.eof {
-		// One byte past the expected size detects the end in one call.
-		if err := e.readTo(max(int(e.size)+1, 2*len(e.text), 512)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // scan runs fn over a growing prefix of the file, starting with headSize
 // bytes, until fn decides (it always does on the whole file).
 func (e *entryFile) scan(fn func(text []byte, whole bool) scanResult) (scanResult, error) {

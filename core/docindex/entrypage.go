@@ -72,12 +72,6 @@ func entryIDsAfter(path, key, after string, limit int) ([]string, error) {
 			return ids, nil
 		}
 	}
-	if err := f.readAll(); err != nil {
-		return nil, readFailure(path, err)
-	}
-	ids, res := scanIDs(f.text, key, true)
-	if res == scanMalformed {
-		return nil, errMalformedEquality(path)
-	}
-	return pageAfter(sortedUnique(ids), after, limit), nil
+	ids, err := rawEntryIDs(path, key)
+	return pageAfter(sortedUnique(ids), after, limit), err
 }

@@ -24,7 +24,7 @@ type Manager struct {
 	loadErr error        // manifest unreadable/undecodable: every use fails
 	pending []Definition // Define()d since the last Sync, merged by Sync
 
-	limits rebuildLimits // zero: PHP's; tests lower them to force flushes
+	limits rebuildLimits // PHP's; tests lower them to force flushes
 }
 
 // Open returns the manager of collectionDir and reads its manifest. The
@@ -34,7 +34,7 @@ type Manager struct {
 // (PHP only throws when the definitions are needed): it is reported by Err,
 // Reload and every operation that needs the definitions.
 func Open(collectionDir string, _ *fsutil.Writer) (*Manager, error) {
-	m := &Manager{paths: paths{collection: collectionDir}}
+	m := &Manager{paths: paths{collection: collectionDir}, limits: rebuildLimits{eqFlushIDs, rangeChunkEntries}}
 	m.defs, m.loadErr = readManifest(m.paths.manifest())
 	return m, nil
 }

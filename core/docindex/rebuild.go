@@ -11,21 +11,10 @@ import (
 // into their files mid-rebuild (PHP EQ_REBUILD_FLUSH_IDS).
 const eqFlushIDs = 1 << 20
 
-// rebuildLimits are the memory thresholds of a rebuild; zero fields mean
-// PHP's values (eqFlushIDs, rangeChunkEntries). They change when files are
-// written, never what is written.
+// rebuildLimits are the memory thresholds of a rebuild. They change when
+// files are written, never what is written.
 type rebuildLimits struct {
 	eqFlushIDs, rangeChunkEntries int
-}
-
-func (l rebuildLimits) withDefaults() rebuildLimits {
-	if l.eqFlushIDs <= 0 {
-		l.eqFlushIDs = eqFlushIDs
-	}
-	if l.rangeChunkEntries <= 0 {
-		l.rangeChunkEntries = rangeChunkEntries
-	}
-	return l
 }
 
 // Rebuild deletes entries/, recreates it empty and rebuilds every index
@@ -62,7 +51,7 @@ func (m *Manager) rebuild(src RecordSource, scope *rebuildScope) (fields, entrie
 	if err != nil {
 		return 0, 0, err
 	}
-	b := newRebuilder(m.paths, defs, m.limits.withDefaults(), scope)
+	b := newRebuilder(m.paths, defs, m.limits, scope)
 	// PHP ignores unlink/rmdir failures here. Only when the delete fully
 	// succeeded is entries/ known to hold no entry file to merge with.
 	b.fresh = scope.remove(m.paths)

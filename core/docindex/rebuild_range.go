@@ -41,8 +41,8 @@ type rangeCollector struct {
 type rangeField struct {
 	name   string
 	held   lineSet
-	chunks []string       // chunk files submitted, in order
-	bytes  int            // total size of the chunk files
+	chunks []string // chunk files submitted, in order
+	bytes  int      // total size of the chunk files
 }
 
 // lineSet is a field's held lines, in insertion order, and their total size.
