@@ -2,6 +2,7 @@ package docindex
 
 import (
 	"sort"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -125,10 +126,8 @@ func (w *syncWriter) syncDirs() error {
 // dirOf is the part of a slash path before its last slash. Index paths are
 // built by concatenation (paths), so the last slash separates the file.
 func dirOf(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			return p[:i]
-		}
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
 	}
 	return "."
 }

@@ -7,7 +7,11 @@
 // secondary indexes to Indexed).
 package query
 
-import "github.com/storhfs/storhfs/core/phpjson"
+import (
+	"errors"
+
+	"github.com/storhfs/storhfs/core/phpjson"
+)
 
 // Record is one stored record: its id and its decoded data object.
 type Record struct {
@@ -77,13 +81,8 @@ type Counter interface {
 	CountAll() (int, error)
 }
 
-// errStopSentinel is the type of ErrStop.
-type errStopSentinel struct{}
-
-func (errStopSentinel) Error() string { return "query: stop scan" }
-
 // ErrStop is returned by a Scan callback to end the scan early without error.
-var ErrStop error = errStopSentinel{}
+var ErrStop = errors.New("query: stop scan")
 
 // EqualityPager is optionally implemented by an Indexed source that can
 // read the ids of an equality entry a page at a time (DocStore: docindex
