@@ -1,8 +1,6 @@
 package docindex
 
 import (
-	"sync"
-
 	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/core/phpjson"
 )
@@ -75,15 +73,14 @@ func (m *Manager) rebuild(src RecordSource, scope *rebuildScope) (fields, entrie
 }
 
 // rebuilder accumulates one rebuild's entries and hands finished files to
-// its syncWriter.
+// its syncWriter. Only the caller's goroutine uses it.
 type rebuilder struct {
 	paths  paths
 	limits rebuildLimits
 	scope  *rebuildScope // the indexes written; nil: all of them
 	defs   []defState
 	w      *syncWriter
-	made   map[string]bool // directories already created, guarded by madeMu
-	madeMu sync.Mutex
+	made   map[string]bool // directories already created
 
 	// fresh: entries/ was emptied, so an entry file needs merging with the
 	// disk only if an earlier (mid-rebuild) flush wrote it; those paths
@@ -280,8 +277,6 @@ func (b *rebuilder) finish() error {
 // ensureDir creates dir (and parents) once per rebuild and marks it and
 // its parents up to entries/ for the final directory fsync.
 func (b *rebuilder) ensureDir(dir string) error {
-	b.madeMu.Lock()
-	defer b.madeMu.Unlock()
 	if b.made[dir] {
 		return nil
 	}
