@@ -83,7 +83,7 @@ func TestSyncWriterEarliestErrorWins(t *testing.T) {
 	w.write(dir+"/second", func() ([]byte, error) { return nil, errors.New("second") })
 	for {
 		w.mu.Lock()
-		failed := w.failed
+		failed := w.err != nil
 		w.mu.Unlock()
 		if failed {
 			break

@@ -38,7 +38,6 @@ type syncWriter struct {
 	seq    int             // submission counter
 	err    error           // error of the earliest failed submission
 	errSeq int
-	failed bool
 }
 
 func newSyncWriter(limit int) *syncWriter {
@@ -49,14 +48,13 @@ func newSyncWriter(limit int) *syncWriter {
 
 // write replaces path with the bytes produce returns, in the background.
 // Writes in flight must have different paths (the last rename would win).
-// After a failure
-// later submissions are skipped; wait reports the failure of the earliest
-// submission that failed (not the first to fail in time).
+// After a failure later submissions are skipped; wait reports the failure
+// of the earliest submission that failed (not the first to fail in time).
 func (w *syncWriter) write(path string, produce func() ([]byte, error)) {
 	w.mu.Lock()
 	seq := w.seq
 	w.seq++
-	failed := w.failed
+	failed := w.err != nil
 	w.dirs[dirOf(path)] = true
 	w.mu.Unlock()
 	if failed {
@@ -77,10 +75,9 @@ func (w *syncWriter) write(path string, produce func() ([]byte, error)) {
 func (w *syncWriter) fail(seq int, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.failed || seq < w.errSeq {
+	if w.err == nil || seq < w.errSeq {
 		w.err, w.errSeq = err, seq
 	}
-	w.failed = true
 }
 
 // markDir adds a directory (created by the rebuild, or changed by an

@@ -1,6 +1,7 @@
 package docindex
 
 import (
+	"maps"
 	"os"
 	"sort"
 	"strings"
@@ -245,21 +246,9 @@ func mismatchedIdentities(expected, actual identities) []string {
 	sort.Strings(all)
 	var out []string
 	for _, k := range all {
-		if !sameSet(expected[k], actual[k]) {
+		if !maps.Equal(expected[k], actual[k]) {
 			out = append(out, k)
 		}
 	}
 	return out
-}
-
-func sameSet(a, b idSet) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for id := range a {
-		if _, ok := b[id]; !ok {
-			return false
-		}
-	}
-	return true
 }

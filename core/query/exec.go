@@ -2,6 +2,7 @@ package query
 
 import (
 	"errors"
+	"slices"
 	"sort"
 
 	"github.com/storhfs/storhfs/core/phpjson"
@@ -243,34 +244,29 @@ func (b *Builder) directID() (rec *Record, applies bool, err error) {
 // sortRecords sorts by the orderBy field with Compare, stably (ties keep
 // base order in both directions; desc negates the comparison).
 func (b *Builder) sortRecords(recs []Record) error {
-	keys := make([]phpjson.Value, len(recs))
-	for i, r := range recs {
-		keys[i] = b.orderValue(r)
+	type keyed struct {
+		key phpjson.Value
+		rec Record
 	}
-	idx := make([]int, len(recs))
-	for i := range idx {
-		idx[i] = i
+	sorted := make([]keyed, len(recs))
+	for i, r := range recs {
+		sorted[i] = keyed{b.orderValue(r), r}
 	}
 	var cmpErr error
-	sort.SliceStable(idx, func(i, j int) bool {
-		r, err := Compare(keys[idx[i]], keys[idx[j]])
+	slices.SortStableFunc(sorted, func(x, y keyed) int {
+		r, err := Compare(x.key, y.key)
 		if err != nil && cmpErr == nil {
 			cmpErr = err
 		}
 		if b.orderDesc {
-			return r > 0
+			return -r
 		}
-		return r < 0
+		return r
 	})
-	if cmpErr != nil {
-		return cmpErr
+	for i, k := range sorted {
+		recs[i] = k.rec
 	}
-	sorted := make([]Record, len(recs))
-	for i, k := range idx {
-		sorted[i] = recs[k]
-	}
-	copy(recs, sorted)
-	return nil
+	return cmpErr
 }
 
 // orderValue is PHP order_value: the id for "id", else the data member or
