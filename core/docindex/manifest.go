@@ -3,6 +3,8 @@ package docindex
 import (
 	"errors"
 	"io/fs"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,10 +66,7 @@ func readManifest(manifestPath string) ([]Definition, error) {
 // sortedDefinitions orders definitions bytewise by name (docs/format/indexes.md §2: PHP's
 // ksort equals bytewise order except for numeric-looking names).
 func sortedDefinitions(byName map[string]Definition) []Definition {
-	defs := make([]Definition, 0, len(byName))
-	for _, d := range byName {
-		defs = append(defs, d)
-	}
+	defs := slices.Collect(maps.Values(byName))
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Field < defs[j].Field })
 	return defs
 }

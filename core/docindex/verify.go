@@ -3,7 +3,7 @@ package docindex
 import (
 	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/storhfs/storhfs/core/fsutil"
@@ -234,18 +234,10 @@ func (m *Manager) verifyRangeFile(rep *VerifyReport, dr *Drift, path, field stri
 // mismatchedIdentities returns, sorted bytewise, the identities whose id
 // sets differ between the two sides (a missing identity is an empty set).
 func mismatchedIdentities(expected, actual identities) []string {
-	all := make([]string, 0, len(expected)+len(actual))
-	for k := range expected {
-		all = append(all, k)
-	}
-	for k := range actual {
-		if _, ok := expected[k]; !ok {
-			all = append(all, k)
-		}
-	}
-	sort.Strings(all)
+	all := maps.Clone(actual)
+	maps.Copy(all, expected)
 	var out []string
-	for _, k := range all {
+	for _, k := range slices.Sorted(maps.Keys(all)) {
 		if !maps.Equal(expected[k], actual[k]) {
 			out = append(out, k)
 		}
