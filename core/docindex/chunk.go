@@ -45,17 +45,7 @@ func (s *sortedLines) next() error {
 		}
 		return nil
 	}
-	// ReadSlice's line is valid until the next read of this source; the
-	// merge copies the head out before advancing it.
-	line, err := s.r.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		long := append([]byte(nil), line...)
-		for err == bufio.ErrBufferFull {
-			line, err = s.r.ReadSlice('\n')
-			long = append(long, line...)
-		}
-		line = long
-	}
+	line, err := s.r.ReadBytes('\n')
 	if err != nil && err != io.EOF {
 		return &PHPError{Msg: "Could not read range index chunk: " + s.f.Name(), Err: err}
 	}

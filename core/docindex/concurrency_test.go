@@ -28,7 +28,7 @@ func TestConcurrentLookupsAndWrites(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				_, _, _ = s.m.CompoundIDs("tag", "x", "kind", "page")
+				_, _ = compoundIDs(s.m, "tag", "x", "kind", "page")
 				if _, err := s.m.RangeScan("n", "", "", func(string, any, []string) error { return nil }); err != nil {
 					t.Error(err)
 					return

@@ -200,7 +200,7 @@ func checkQuery(t *testing.T, i int, m *Manager, op *phpjson.Array, res phpjson.
 		}
 		sort.Strings(ids)
 	case len(conds) == 2 && conds[0].op == "eq" && conds[1].op == "eq":
-		ids, _, err = m.CompoundIDs(conds[0].field, conds[0].operand, conds[1].field, conds[1].operand)
+		ids, err = compoundIDs(m, conds[0].field, conds[0].operand, conds[1].field, conds[1].operand)
 	default:
 		return // other shapes are the query engine's business
 	}
@@ -234,4 +234,14 @@ func checkQuery(t *testing.T, i int, m *Manager, op *phpjson.Array, res phpjson.
 	if strings.Join(ids, ",") != strings.Join(want, ",") {
 		t.Errorf("op %d: index ids %v, want %v", i, ids, want)
 	}
+}
+
+// compoundIDs is PHP's compound lookup: the raw-scanned ids of the
+// automatic compound entry (CompoundCount's applicability rule).
+func compoundIDs(m *Manager, f1 string, v1 phpjson.Value, f2 string, v2 phpjson.Value) ([]string, error) {
+	path, ck, ok, err := m.compoundLookup(f1, v1, f2, v2)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return rawEntryIDs(path, ck)
 }

@@ -84,9 +84,16 @@ func stringIDs(obj *phpjson.Array, key string) []string {
 	return ids
 }
 
-// sortedUnique sorts ids bytewise and drops duplicates, in place.
+// sortedUnique sorts ids bytewise and drops duplicates, in place; a list
+// that is already strictly increasing (sources yield ids in order) is
+// returned as is.
 func sortedUnique(ids []string) []string {
-	sort.Strings(ids)
+	for i := 1; i < len(ids); i++ {
+		if ids[i] <= ids[i-1] {
+			sort.Strings(ids)
+			break
+		}
+	}
 	out := ids[:0]
 	for i, id := range ids {
 		if i == 0 || id != ids[i-1] {
@@ -96,27 +103,11 @@ func sortedUnique(ids []string) []string {
 	return out
 }
 
-// writtenEntries remembers, for one UpdateRecord, the ids each entry file
-// was left with by its removal step (nil: unlinked). The re-addition to
-// the same file then starts from these instead of reading back and
-// decoding what was just written; under the write lock nobody else writes
-// index files, so the result is the same as PHP's re-read.
-type writtenEntries map[string][]string
-
 // addToEntry is PHP merge_index_buckets for one file: union the ids already
 // stored at path (decoded; field and key are not checked) with add, sort,
-// and rewrite with the given field, key and value. written (may be nil)
-// supplies the stored ids when this call's removal step wrote path.
-func addToEntry(path, field, key string, value phpjson.Value, add []string, written writtenEntries) error {
-	var content []byte
-	var err error
-	if stored, ok := written[path]; ok {
-		ids := sortedUnique(append(append([]string(nil), stored...), add...))
-		e := entry{field: field, key: key, value: value, ids: ids}
-		content, err = e.encode()
-	} else {
-		content, err = mergedEntry(path, field, key, value, add)
-	}
+// and rewrite with the given field, key and value.
+func addToEntry(path, field, key string, value phpjson.Value, add []string) error {
+	content, err := mergedEntry(path, field, key, value, add)
 	if err != nil {
 		return err
 	}
@@ -137,8 +128,8 @@ func mergedEntry(path, field, key string, value phpjson.Value, add []string) ([]
 // removeFromEntry is PHP remove_id_from_entry: when path exists, its field
 // is a non-empty string and its key equals key, drop id; unlink the file when
 // no id remains (unlink errors ignored), else rewrite it with its own field,
-// key and stored value. What it leaves is recorded in written (may be nil).
-func removeFromEntry(path, key, id string, written writtenEntries) error {
+// key and stored value.
+func removeFromEntry(path, key, id string) error {
 	obj, ids, err := readEntry(path)
 	if err != nil || obj == nil {
 		return err
@@ -158,22 +149,10 @@ func removeFromEntry(path, key, id string, written writtenEntries) error {
 	}
 	kept = sortedUnique(kept)
 	if len(kept) == 0 {
-		if fsutil.Remove(path) == nil { // a failed unlink leaves the file to be re-read
-			record(written, path, nil)
-		}
+		_ = fsutil.Remove(path)
 		return nil
 	}
 	value, _ := obj.Lookup("value")
 	e := entry{field: field, key: key, value: value, ids: kept}
-	if err := e.write(path); err != nil {
-		return err
-	}
-	record(written, path, kept)
-	return nil
-}
-
-func record(written writtenEntries, path string, ids []string) {
-	if written != nil {
-		written[path] = ids
-	}
+	return e.write(path)
 }

@@ -3,6 +3,9 @@ package docindex
 import (
 	"errors"
 	"io"
+	"os"
+
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // headSize is how much of an entry file is read first when only its start
@@ -16,9 +19,8 @@ const headSize = 4096
 // rename and never modify them in place, so every read of one descriptor
 // sees the same content.
 type entryFile struct {
-	path string
-	f    rawFile
-	size int64  // from fstat: the expected length, a hint for buffer sizes
+	f    *os.File
+	size int64  // from fstat (openEntry with stat): fixedIDList checks its layout against it
 	text []byte // the first len(text) bytes of the file
 	eof  bool   // text is the whole file
 }
@@ -29,20 +31,23 @@ type entryFile struct {
 // read equality index: <path>". Without stat a directory is only noticed
 // when read: readFailure then reports it absent.
 func openEntry(path string, stat bool) (*entryFile, error) {
-	f, err := openRaw(path)
+	f, err := fsutil.Open(path)
 	if err != nil {
 		return nil, readFailure(path, err)
 	}
-	e := &entryFile{path: path, f: f}
+	e := &entryFile{f: f}
 	if !stat {
 		return e, nil
 	}
-	size, err := f.regularSize()
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
 	if err != nil {
 		f.Close()
 		return nil, readFailure(path, err)
 	}
-	e.size = size
+	e.size = fi.Size()
 	return e, nil
 }
 
@@ -75,17 +80,6 @@ func (e *entryFile) readTo(n int) error {
 			return nil
 		}
 		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// readAll reads the whole file into text.
-func (e *entryFile) readAll() error {
-	for !e.eof {
-		// One byte past the expected size detects the end in one call.
-		if err := e.readTo(max(int(e.size)+1, 2*len(e.text), 512)); err != nil {
 			return err
 		}
 	}

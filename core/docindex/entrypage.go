@@ -9,8 +9,8 @@ import (
 // EqualityIDsFrom returns the ids EqualityIDs gives for field == v, sorted
 // bytewise without duplicates, restricted to those after `after` ("" for
 // the first) and cut to at most limit (limit <= 0: all). Paging with after
-// set to the last id returned visits every id once. indexed is as for
-// EqualityIDs. Takes no lock.
+// set to the last id returned visits every id once. indexed is false when
+// field has no definition or a range one. Takes no lock.
 //
 // On an entry file whose id list has the canonical layout (fixedIDList)
 // only the head and the requested ids are read; any other file is read and
@@ -23,16 +23,11 @@ func (m *Manager) EqualityIDsFrom(field string, v phpjson.Value, after string, l
 	if !indexable(v) {
 		return nil, true, nil
 	}
-	vk := ValueKey(v)
-	path := m.paths.eqFile(field, vk)
 	if d.Range {
-		ids, err := m.idsForValue(d, v)
-		if err != nil {
-			return nil, true, err
-		}
-		return pageAfter(sortedUnique(ids), after, limit), true, nil
+		return nil, false, nil
 	}
-	ids, err = entryIDsAfter(path, vk, after, limit)
+	vk := ValueKey(v)
+	ids, err = entryIDsAfter(m.paths.eqFile(field, vk), vk, after, limit)
 	return ids, true, err
 }
 
@@ -77,12 +72,6 @@ func entryIDsAfter(path, key, after string, limit int) ([]string, error) {
 			return ids, nil
 		}
 	}
-	if err := f.readAll(); err != nil {
-		return nil, readFailure(path, err)
-	}
-	ids, res := scanIDs(f.text, key, true)
-	if res == scanMalformed {
-		return nil, errMalformedEquality(path)
-	}
-	return pageAfter(sortedUnique(ids), after, limit), nil
+	ids, err := rawEntryIDs(path, key)
+	return pageAfter(sortedUnique(ids), after, limit), err
 }

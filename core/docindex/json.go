@@ -1,6 +1,7 @@
 package docindex
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/storhfs/storhfs/core/phpjson"
@@ -24,7 +25,7 @@ func decodeJSONCObject(content []byte, path string) (*phpjson.Array, error) {
 // decodeLineObject is PHP decode_index_line: json_decode(trim(line)); only
 // a non-empty array that is not a list counts (ok false otherwise).
 func decodeLineObject(line []byte) (*phpjson.Array, bool) {
-	v, err := phpjson.Decode(phpTrim(line))
+	v, err := phpjson.Decode(bytes.Trim(line, phpTrimSet))
 	if err != nil {
 		return nil, false
 	}
@@ -33,18 +34,4 @@ func decodeLineObject(line []byte) (*phpjson.Array, bool) {
 		return nil, false
 	}
 	return a, true
-}
-
-// phpTrim strips PHP trim()'s default byte set from both ends.
-func phpTrim(b []byte) []byte {
-	isSpace := func(c byte) bool {
-		return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0 || c == '\x0b'
-	}
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
 }

@@ -43,21 +43,11 @@ func (m *Manager) EqualityCount(field string, v phpjson.Value) (n int64, indexed
 	return n, true, err
 }
 
-// CompoundIDs returns the ids of the automatic compound entry for
-// f1 == v1 && f2 == v2 (docs/format/indexes.md §11.2). indexed is false unless both fields are
-// defined, different, neither range nor unique, and both operands
-// indexable; the pair is ordered bytewise by name.
-func (m *Manager) CompoundIDs(f1 string, v1 phpjson.Value, f2 string, v2 phpjson.Value) (ids []string, indexed bool, err error) {
-	path, ck, ok, err := m.compoundLookup(f1, v1, f2, v2)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	ids, err = rawEntryIDs(path, ck)
-	return ids, true, err
-}
-
-// CompoundCount is the stored count of the compound entry (PHP
-// compound_count_for_group), with CompoundIDs' applicability rule.
+// CompoundCount is the stored count of the automatic compound entry for
+// f1 == v1 && f2 == v2 (PHP compound_count_for_group, docs/format/indexes.md
+// §11.2). indexed is false unless both fields are defined, different,
+// neither range nor unique, and both operands indexable; the pair is
+// ordered bytewise by name.
 func (m *Manager) CompoundCount(f1 string, v1 phpjson.Value, f2 string, v2 phpjson.Value) (n int64, indexed bool, err error) {
 	path, ck, ok, err := m.compoundLookup(f1, v1, f2, v2)
 	if err != nil || !ok {

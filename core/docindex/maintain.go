@@ -46,9 +46,8 @@ func (m *Manager) UpdateRecord(id string, old, data *phpjson.Array) error {
 	if err != nil {
 		return err
 	}
-	written := writtenEntries{}
 	if old != nil {
-		if err := m.removeRecord(defs, id, old, written); err != nil {
+		if err := m.removeRecord(defs, id, old); err != nil {
 			return err
 		}
 	}
@@ -78,7 +77,7 @@ func (m *Manager) UpdateRecord(id string, old, data *phpjson.Array) error {
 		pending = append(pending, pendingEntry{path: m.paths.compoundFile(l, r, ck), field: l + "\t" + r, key: ck})
 	})
 	for _, p := range pending {
-		if err := addToEntry(p.path, p.field, p.key, p.value, []string{id}, written); err != nil {
+		if err := addToEntry(p.path, p.field, p.key, p.value, []string{id}); err != nil {
 			return err
 		}
 	}
@@ -92,14 +91,13 @@ func (m *Manager) RemoveRecord(id string, old *phpjson.Array) error {
 	if err != nil {
 		return err
 	}
-	return m.removeRecord(defs, id, old, nil)
+	return m.removeRecord(defs, id, old)
 }
 
 // removeRecord is PHP remove_record: per definition in order, a range
 // remove line or an equality removal; then the compound removals of the
-// non-unique equality fields present. written (may be nil) records what
-// each entry file was left with.
-func (m *Manager) removeRecord(defs []Definition, id string, old *phpjson.Array, written writtenEntries) error {
+// non-unique equality fields present.
+func (m *Manager) removeRecord(defs []Definition, id string, old *phpjson.Array) error {
 	var pairFields []string
 	var pairValues []phpjson.Value
 	for _, d := range defs {
@@ -114,7 +112,7 @@ func (m *Manager) removeRecord(defs []Definition, id string, old *phpjson.Array,
 			continue
 		}
 		vk := ValueKey(v)
-		if err := removeFromEntry(m.paths.eqFile(d.Field, vk), vk, id, written); err != nil {
+		if err := removeFromEntry(m.paths.eqFile(d.Field, vk), vk, id); err != nil {
 			return err
 		}
 		if !d.Unique {
@@ -128,7 +126,7 @@ func (m *Manager) removeRecord(defs []Definition, id string, old *phpjson.Array,
 			return
 		}
 		ck := CompoundKey(vl, vr)
-		firstErr = removeFromEntry(m.paths.compoundFile(l, r, ck), ck, id, written)
+		firstErr = removeFromEntry(m.paths.compoundFile(l, r, ck), ck, id)
 	})
 	return firstErr
 }

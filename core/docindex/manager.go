@@ -1,6 +1,7 @@
 package docindex
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/storhfs/storhfs/core/fsutil"
@@ -23,7 +24,7 @@ type Manager struct {
 	loadErr error        // manifest unreadable/undecodable: every use fails
 	pending []Definition // Define()d since the last Sync, merged by Sync
 
-	limits rebuildLimits // zero: PHP's; tests lower them to force flushes
+	limits rebuildLimits // PHP's; tests lower them to force flushes
 }
 
 // Open returns the manager of collectionDir and reads its manifest. The
@@ -33,7 +34,7 @@ type Manager struct {
 // (PHP only throws when the definitions are needed): it is reported by Err,
 // Reload and every operation that needs the definitions.
 func Open(collectionDir string, _ *fsutil.Writer) (*Manager, error) {
-	m := &Manager{paths: paths{collection: collectionDir}}
+	m := &Manager{paths: paths{collection: collectionDir}, limits: rebuildLimits{eqFlushIDs, rangeChunkEntries}}
 	m.defs, m.loadErr = readManifest(m.paths.manifest())
 	return m, nil
 }
@@ -128,7 +129,7 @@ func (m *Manager) Sync(rebuild bool, src RecordSource) error {
 	m.defs, m.loadErr, m.pending = after, nil, nil
 	m.mu.Unlock()
 
-	if rebuild && !sameDefinitions(before, after) {
+	if rebuild && !slices.Equal(before, after) {
 		_, _, err := m.Rebuild(src)
 		return err
 	}

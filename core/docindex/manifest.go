@@ -3,6 +3,8 @@ package docindex
 import (
 	"errors"
 	"io/fs"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,10 +66,7 @@ func readManifest(manifestPath string) ([]Definition, error) {
 // sortedDefinitions orders definitions bytewise by name (docs/format/indexes.md §2: PHP's
 // ksort equals bytewise order except for numeric-looking names).
 func sortedDefinitions(byName map[string]Definition) []Definition {
-	defs := make([]Definition, 0, len(byName))
-	for _, d := range byName {
-		defs = append(defs, d)
-	}
+	defs := slices.Collect(maps.Values(byName))
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Field < defs[j].Field })
 	return defs
 }
@@ -84,18 +83,6 @@ func mergeDefinitions(base, add []Definition) []Definition {
 		byName[d.Field] = Definition{Field: d.Field, Unique: old.Unique || d.Unique, Range: old.Range || d.Range}
 	}
 	return sortedDefinitions(byName)
-}
-
-func sameDefinitions(a, b []Definition) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func checkFieldName(field string) error {

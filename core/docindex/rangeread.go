@@ -5,7 +5,8 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/core/phpjson"
@@ -140,14 +141,7 @@ func (s idSet) apply(e rangeEntry) {
 	}
 }
 
-func (s idSet) sorted() []string {
-	out := make([]string, 0, len(s))
-	for id := range s {
-		out = append(out, id)
-	}
-	sort.Strings(out)
-	return out
-}
+func (s idSet) sorted() []string { return slices.Sorted(maps.Keys(s)) }
 
 // rangeValueIDs is PHP ids_for_range_value: the ids of the lines of the
 // main file (seeking, stopping once the key passes RK(v)) and then of the

@@ -1,6 +1,8 @@
 package docindex
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/storhfs/storhfs/core/phpjson"
@@ -81,10 +83,7 @@ func (m *Manager) RangeScan(field, fromKey, toKey string, fn func(key string, va
 	if err = tolerateUnreadable(err); err != nil {
 		return true, err
 	}
-	pendingDeltas := make([]*rangeGroup, 0, len(deltas))
-	for _, g := range deltas {
-		pendingDeltas = append(pendingDeltas, g)
-	}
+	pendingDeltas := slices.Collect(maps.Values(deltas))
 	sort.Slice(pendingDeltas, func(i, j int) bool { return pendingDeltas[i].key.less(pendingDeltas[j].key) })
 
 	emit := func(g *rangeGroup) error {

@@ -3,6 +3,8 @@ package docindex
 import (
 	"bytes"
 	"strings"
+
+	"github.com/storhfs/storhfs/core/fsutil"
 )
 
 // PHP reads equality and compound entry files on its query, count and
@@ -122,15 +124,11 @@ func scanCount(text []byte, key string, whole bool) (n int64, countAt int, res s
 // ids, a missing key literal means no ids; a missing ids marker or ] or an
 // id list not delimited by quotes is "Malformed equality index: <path>".
 func rawEntryIDs(path, key string) ([]string, error) {
-	f, err := openEntry(path, true)
-	if f == nil {
-		return nil, err
-	}
-	defer f.close()
-	if err := f.readAll(); err != nil {
+	text, err := fsutil.ReadFile(path)
+	if err != nil {
 		return nil, readFailure(path, err)
 	}
-	ids, res := scanIDs(f.text, key, true)
+	ids, res := scanIDs(text, key, true)
 	if res == scanMalformed {
 		return nil, errMalformedEquality(path)
 	}

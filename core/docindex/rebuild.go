@@ -1,8 +1,6 @@
 package docindex
 
 import (
-	"sync"
-
 	"github.com/storhfs/storhfs/core/fsutil"
 	"github.com/storhfs/storhfs/core/phpjson"
 )
@@ -11,21 +9,10 @@ import (
 // into their files mid-rebuild (PHP EQ_REBUILD_FLUSH_IDS).
 const eqFlushIDs = 1 << 20
 
-// rebuildLimits are the memory thresholds of a rebuild; zero fields mean
-// PHP's values (eqFlushIDs, rangeChunkEntries). They change when files are
-// written, never what is written.
+// rebuildLimits are the memory thresholds of a rebuild. They change when
+// files are written, never what is written.
 type rebuildLimits struct {
 	eqFlushIDs, rangeChunkEntries int
-}
-
-func (l rebuildLimits) withDefaults() rebuildLimits {
-	if l.eqFlushIDs <= 0 {
-		l.eqFlushIDs = eqFlushIDs
-	}
-	if l.rangeChunkEntries <= 0 {
-		l.rangeChunkEntries = rangeChunkEntries
-	}
-	return l
 }
 
 // Rebuild deletes entries/, recreates it empty and rebuilds every index
@@ -62,24 +49,22 @@ func (m *Manager) rebuild(src RecordSource, scope *rebuildScope) (fields, entrie
 	if err != nil {
 		return 0, 0, err
 	}
-	b := newRebuilder(m.paths, defs, m.limits.withDefaults(), scope)
-	go b.clear() // overlaps the reading of records; see cleared
+	b := newRebuilder(m.paths, defs, m.limits, scope)
+	// PHP ignores unlink/rmdir failures here. Only when the delete fully
+	// succeeded is entries/ known to hold no entry file to merge with.
+	b.fresh = scope.remove(m.paths)
+	if err := fsutil.EnsureDir(m.paths.entries()); err != nil {
+		return 0, 0, err
+	}
 	if src != nil {
 		err = src(func(id string, data *phpjson.Array) error {
 			entries++
 			return b.add(id, data)
 		})
 		if err != nil {
-			// PHP fails at the mkdir before reading any record.
-			if cerr := b.cleared(); cerr != nil {
-				err = cerr
-			}
 			_ = b.w.wait() // no write outlives the call
 			return 0, 0, err
 		}
-	}
-	if err := b.cleared(); err != nil {
-		return 0, 0, err
 	}
 	if err := b.finish(); err != nil {
 		return 0, 0, err
@@ -87,47 +72,21 @@ func (m *Manager) rebuild(src RecordSource, scope *rebuildScope) (fields, entrie
 	return len(defs), entries, nil
 }
 
-// clear deletes and recreates entries/. It runs while the records are read
-// and collected, which touches no index file; every write, and every
-// return from Rebuild, waits for it first (cleared), so entries/ is gone
-// before anything is written and also when the source fails, as in PHP.
-func (b *rebuilder) clear() {
-	defer close(b.clearDone)
-	root := b.paths.entries()
-	// PHP ignores unlink/rmdir failures here. Only when the delete fully
-	// succeeded is entries/ known to hold no entry file to merge with.
-	if b.scope == nil {
-		b.fresh = fsutil.RemoveAll(root) == nil
-	} else {
-		b.fresh = b.scope.remove(b.paths)
-	}
-	b.clearErr = fsutil.EnsureDir(root)
-}
-
-// cleared waits for clear and returns its mkdir error.
-func (b *rebuilder) cleared() error {
-	<-b.clearDone
-	return b.clearErr
-}
-
 // rebuilder accumulates one rebuild's entries and hands finished files to
-// its syncWriter.
+// its syncWriter. Only the caller's goroutine uses it.
 type rebuilder struct {
 	paths  paths
 	limits rebuildLimits
 	scope  *rebuildScope // the indexes written; nil: all of them
 	defs   []defState
 	w      *syncWriter
-	made   map[string]bool // directories already created, guarded by madeMu
-	madeMu sync.Mutex
+	made   map[string]bool // directories already created
 
-	// Set by clear before clearDone is closed. fresh: entries/ was
-	// emptied, so an entry file needs merging with the disk only if an
-	// earlier (mid-rebuild) flush wrote it; those paths are in flushed.
-	clearDone chan struct{}
-	clearErr  error
-	fresh     bool
-	flushed   map[string]bool
+	// fresh: entries/ was emptied, so an entry file needs merging with the
+	// disk only if an earlier (mid-rebuild) flush wrote it; those paths
+	// are in flushed.
+	fresh   bool
+	flushed map[string]bool
 
 	eqOrder  []*eqBucket           // held buckets, first-seen order
 	compound map[pairKey]*eqBucket // held compound buckets
@@ -163,14 +122,13 @@ type pairKey struct{ left, right *eqBucket }
 
 func newRebuilder(p paths, defs []Definition, limits rebuildLimits, scope *rebuildScope) *rebuilder {
 	b := &rebuilder{
-		paths:     p,
-		limits:    limits,
-		scope:     scope,
-		w:         newSyncWriter(rebuildWriters),
-		made:      map[string]bool{},
-		clearDone: make(chan struct{}),
-		flushed:   map[string]bool{},
-		compound:  map[pairKey]*eqBucket{},
+		paths:    p,
+		limits:   limits,
+		scope:    scope,
+		w:        newSyncWriter(rebuildWriters),
+		made:     map[string]bool{},
+		flushed:  map[string]bool{},
+		compound: map[pairKey]*eqBucket{},
 	}
 	b.ranges = newRangeCollector(p, b.w, b.ensureDir)
 	for _, d := range defs {
@@ -227,14 +185,7 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 			b.addCompound(b.pairs[i], b.pairs[j], id)
 		}
 	}
-	eqFull := b.eqIDs >= b.limits.eqFlushIDs
-	rangeFull := b.ranges.held >= b.limits.rangeChunkEntries
-	if eqFull || rangeFull {
-		if err := b.cleared(); err != nil {
-			return err
-		}
-	}
-	if eqFull {
+	if b.eqIDs >= b.limits.eqFlushIDs {
 		if err := b.flushEq(false); err != nil {
 			return err
 		}
@@ -243,7 +194,7 @@ func (b *rebuilder) add(id string, data *phpjson.Array) error {
 			return err
 		}
 	}
-	if rangeFull {
+	if b.ranges.held >= b.limits.rangeChunkEntries {
 		return b.ranges.flush()
 	}
 	return nil
@@ -285,11 +236,11 @@ func (b *rebuilder) flushEq(final bool) error {
 		if !final {
 			b.flushed[path] = true
 		}
-		b.w.write(nil, path, func() ([]byte, error) {
+		b.w.write(path, func() ([]byte, error) {
 			if merge {
 				return mergedEntry(path, bk.field, bk.key, bk.value, bk.ids)
 			}
-			e := entry{field: bk.field, key: bk.key, value: bk.value, ids: sortedUniqueIfNeeded(bk.ids)}
+			e := entry{field: bk.field, key: bk.key, value: bk.value, ids: sortedUnique(bk.ids)}
 			return e.encode()
 		})
 	}
@@ -302,31 +253,22 @@ func (b *rebuilder) flushEq(final bool) error {
 	return nil
 }
 
-// finish flushes everything, merges the range chunks into main and sparse
-// files, deletes the chunks and makes it all durable. The range merge is
-// CPU work and runs while the entry files are being written and fsynced.
+// finish merges the range chunks into main and sparse files, flushes the
+// equality and compound files, deletes the chunks and makes it all
+// durable.
 func (b *rebuilder) finish() error {
-	type merged struct {
-		chunks []string
-		err    error
-	}
-	done := make(chan merged, 1)
-	go func() {
-		chunks, err := b.ranges.finish()
-		done <- merged{chunks, err}
-	}()
+	chunks, rangeErr := b.ranges.finish()
 	eqErr := b.flushEq(true)
-	m := <-done
 	werr := b.w.wait()
 	switch {
 	case eqErr != nil:
 		return eqErr
 	case werr != nil:
 		return werr
-	case m.err != nil:
-		return m.err
+	case rangeErr != nil:
+		return rangeErr
 	}
-	for _, c := range m.chunks {
+	for _, c := range chunks {
 		_ = fsutil.Remove(c)
 	}
 	return b.w.syncDirs()
@@ -335,8 +277,6 @@ func (b *rebuilder) finish() error {
 // ensureDir creates dir (and parents) once per rebuild and marks it and
 // its parents up to entries/ for the final directory fsync.
 func (b *rebuilder) ensureDir(dir string) error {
-	b.madeMu.Lock()
-	defer b.madeMu.Unlock()
 	if b.made[dir] {
 		return nil
 	}
@@ -349,15 +289,4 @@ func (b *rebuilder) ensureDir(dir string) error {
 		b.w.markDir(d)
 	}
 	return nil
-}
-
-// sortedUniqueIfNeeded returns ids sorted bytewise without duplicates;
-// sources yield ids in ascending order, so usually ids is returned as is.
-func sortedUniqueIfNeeded(ids []string) []string {
-	for i := 1; i < len(ids); i++ {
-		if ids[i-1] >= ids[i] {
-			return sortedUnique(ids)
-		}
-	}
-	return ids
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/storhfs/storhfs/core/fsutil"
@@ -17,12 +16,10 @@ import (
 func TestSyncWriterWritesAndSyncsDirs(t *testing.T) {
 	dir := t.TempDir()
 	w := newSyncWriter(4)
-	var done sync.WaitGroup
 	for i, name := range []string{"a.jsonc", "b.jsonc", "c.jsonc", "d.jsonc"} {
 		content := []byte(strings.Repeat("x", i+1))
-		w.write(&done, dir+"/"+name, func() ([]byte, error) { return content, nil })
+		w.write(dir+"/"+name, func() ([]byte, error) { return content, nil })
 	}
-	done.Wait()
 	must(t, w.syncDirs())
 	got := treeFiles(t, dir)
 	want := map[string][]byte{"a.jsonc": []byte("x"), "b.jsonc": []byte("xx"), "c.jsonc": []byte("xxx"), "d.jsonc": []byte("xxxx")}
@@ -56,13 +53,13 @@ func TestSyncWriterFailures(t *testing.T) {
 			if produce == nil {
 				produce = func() ([]byte, error) { return []byte("{}\n"), nil }
 			}
-			w.write(nil, tc.path, produce)
+			w.write(tc.path, produce)
 			err := w.wait()
 			if err == nil || !strings.HasPrefix(err.Error(), tc.wantMsg) {
 				t.Fatalf("err = %v, want prefix %q", err, tc.wantMsg)
 			}
 			// Later submissions are skipped; the error stays the first.
-			w.write(nil, dir+"/later.jsonc", func() ([]byte, error) { return []byte("x"), nil })
+			w.write(dir+"/later.jsonc", func() ([]byte, error) { return []byte("x"), nil })
 			if err2 := w.wait(); err2 != err {
 				t.Errorf("second wait = %v", err2)
 			}
@@ -82,11 +79,11 @@ func TestSyncWriterEarliestErrorWins(t *testing.T) {
 	dir := t.TempDir()
 	w := newSyncWriter(8)
 	block := make(chan struct{})
-	w.write(nil, dir+"/first", func() ([]byte, error) { <-block; return nil, errors.New("first") })
-	w.write(nil, dir+"/second", func() ([]byte, error) { return nil, errors.New("second") })
+	w.write(dir+"/first", func() ([]byte, error) { <-block; return nil, errors.New("first") })
+	w.write(dir+"/second", func() ([]byte, error) { return nil, errors.New("second") })
 	for {
 		w.mu.Lock()
-		failed := w.failed
+		failed := w.err != nil
 		w.mu.Unlock()
 		if failed {
 			break
@@ -125,8 +122,8 @@ func TestRangeCollectorLineIsCanonical(t *testing.T) {
 	if len(f.held.lines) != len(values) || f.held.size != size {
 		t.Error("a failed add was held")
 	}
-	// Lines longer than a block, and many lines, keep their own bytes.
-	long := strings.Repeat("y", arenaBlock)
+	// Long lines, and many lines, keep their own bytes.
+	long := strings.Repeat("y", 256<<10)
 	must(t, c.add("f", idB, long))
 	for i := 0; i < 3000; i++ {
 		must(t, c.add("f", idB, int64(i)))

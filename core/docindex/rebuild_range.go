@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"sync"
 
 	"github.com/storhfs/storhfs/core/phpjson"
 )
@@ -41,49 +40,26 @@ type rangeCollector struct {
 // rangeField is one range field's held lines and written chunks.
 type rangeField struct {
 	name   string
-	held   lineArena
-	chunks []string       // chunk files submitted, in order
-	bytes  int            // total size of the chunk files
-	saved  sync.WaitGroup // marks the chunk writes done
+	held   lineSet
+	chunks []string // chunk files submitted, in order
+	bytes  int      // total size of the chunk files
 }
 
-// lineArena stores lines in 256 KiB blocks, each line contiguous in one
-// block: one allocation per block instead of one per line, and no copying
-// as the arena grows (appending to a growing slice would copy it again and
-// again). lines are views into the blocks, in insertion order.
-type lineArena struct {
-	block []byte // current block, lines are appended to it
+// lineSet is a field's held lines, in insertion order, and their total size.
+type lineSet struct {
 	lines [][]byte
-	size  int // total bytes of all lines
+	size  int
 }
 
-const (
-	arenaBlock   = 256 << 10
-	arenaMinRoom = 1 << 10 // a typical line is ~130 bytes
-)
-
-// start returns the buffer to append the next line to.
-func (a *lineArena) start() []byte {
-	if cap(a.block)-len(a.block) < arenaMinRoom {
-		a.block = make([]byte, 0, arenaBlock)
-	}
-	return a.block
-}
-
-// commit records buf[from:] as a line; buf is start()'s buffer after
-// appends (reallocated by append if the line outgrew the block: the old
-// block's lines keep their views).
-func (a *lineArena) commit(buf []byte, from int) {
-	line := buf[from:len(buf):len(buf)]
-	a.block = buf
-	a.lines = append(a.lines, line)
-	a.size += len(line)
+func (l *lineSet) add(line []byte) {
+	l.lines = append(l.lines, line)
+	l.size += len(line)
 }
 
 // sorted sorts the lines bytewise and returns them.
-func (a *lineArena) sorted() [][]byte {
-	slices.SortFunc(a.lines, bytes.Compare)
-	return a.lines
+func (l *lineSet) sorted() [][]byte {
+	slices.SortFunc(l.lines, bytes.Compare)
+	return l.lines
 }
 
 func newRangeCollector(p paths, w *syncWriter, ensureDir func(string) error) *rangeCollector {
@@ -98,10 +74,7 @@ func (c *rangeCollector) add(field, id string, v phpjson.Value) error {
 		c.fields[field] = f
 		c.order = append(c.order, f)
 	}
-	a := &f.held
-	buf := a.start()
-	from := len(buf)
-	buf = appendRangeKey(buf, v)
+	buf := appendRangeKey(make([]byte, 0, 256), v)
 	rkEnd := len(buf)
 	buf = append(buf, '\t')
 	buf = appendValueKey(buf, v)
@@ -109,7 +82,7 @@ func (c *rangeCollector) add(field, id string, v phpjson.Value) error {
 	// The line is appendRangeLine(rk, v, [id], []) spelled out. RK is
 	// made of [0-9A-Za-z-] only, so its JSON string is the RK in quotes.
 	buf = append(buf, `{"key":"`...)
-	buf = append(buf, buf[from:rkEnd]...)
+	buf = append(buf, buf[:rkEnd]...)
 	buf = append(buf, `","value":`...)
 	buf, err := phpjson.AppendEncode(buf, v)
 	if err == nil {
@@ -117,18 +90,16 @@ func (c *rangeCollector) add(field, id string, v phpjson.Value) error {
 		buf, err = phpjson.AppendString(buf, id)
 	}
 	if err != nil {
-		return err // the partial line stays beyond the arena's views
+		return err
 	}
-	buf = append(buf, "],\"remove\":[]}\n"...)
-	a.commit(buf, from)
+	f.held.add(append(buf, "],\"remove\":[]}\n"...))
 	c.held++
 	return nil
 }
 
 // flush writes the held lines of each field (in field-name order) as one
 // sorted chunk file .chunks/<FK>-<n>.jsonl, n counting per field from 0.
-// Sorting and writing happen in the background; the field starts a new
-// arena.
+// Sorting and writing happen in the background.
 func (c *rangeCollector) flush() error {
 	if err := c.ensureDir(c.paths.chunksDir()); err != nil {
 		return err
@@ -143,11 +114,11 @@ func (c *rangeCollector) flush() error {
 	for _, name := range names {
 		f := c.fields[name]
 		held := f.held
-		f.held = lineArena{}
+		f.held = lineSet{}
 		path := c.paths.chunk(name, len(f.chunks))
 		f.chunks = append(f.chunks, path)
 		f.bytes += held.size
-		c.w.write(&f.saved, path, func() ([]byte, error) {
+		c.w.write(path, func() ([]byte, error) {
 			return bytes.Join(held.sorted(), nil), nil
 		})
 	}
@@ -166,19 +137,17 @@ func (c *rangeCollector) finish() (chunks []string, err error) {
 			return nil, err
 		}
 	}
+	if err := c.w.wait(); err != nil { // the chunk files are complete
+		return nil, err
+	}
 	for _, f := range c.order {
-		held := f.held.sorted()
-		f.saved.Wait() // the chunk files are complete (or failed)
-		main, idx, err := mergeRangeLines(f.chunks, held, f.bytes+f.held.size)
+		main, idx, err := mergeRangeLines(f.chunks, f.held.sorted(), f.bytes+f.held.size)
 		if err != nil {
-			if werr := c.w.wait(); werr != nil {
-				return nil, werr // a failed chunk write explains a failed read
-			}
 			return nil, err
 		}
-		f.held = lineArena{}
-		c.w.write(nil, c.paths.rangeMain(f.name), func() ([]byte, error) { return main, nil })
-		c.w.write(nil, c.paths.rangeIdx(f.name), func() ([]byte, error) { return idx, nil })
+		f.held = lineSet{}
+		c.w.write(c.paths.rangeMain(f.name), func() ([]byte, error) { return main, nil })
+		c.w.write(c.paths.rangeIdx(f.name), func() ([]byte, error) { return idx, nil })
 		chunks = append(chunks, f.chunks...)
 	}
 	return chunks, nil

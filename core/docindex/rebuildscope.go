@@ -46,11 +46,14 @@ func (s *rebuildScope) pairsWith(field string) bool {
 	return false
 }
 
-// remove deletes every file of the scope's indexes, as a full rebuild's
-// delete of entries/ would, and reports whether all of it is gone. A
-// field's range files and its equality directory both go: the definition
-// says which one it uses, and the other holds nothing a rebuild writes.
+// remove deletes every file of the scope's indexes (the nil scope:
+// entries/) and reports whether all of it is gone. A field's range files
+// and its equality directory both go: the definition says which one it
+// uses, and the other holds nothing a rebuild writes.
 func (s *rebuildScope) remove(p paths) bool {
+	if s == nil {
+		return fsutil.RemoveAll(p.entries()) == nil
+	}
 	ok := true
 	gone := func(err error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {

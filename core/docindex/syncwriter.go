@@ -2,6 +2,7 @@ package docindex
 
 import (
 	"sort"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -37,7 +38,6 @@ type syncWriter struct {
 	seq    int             // submission counter
 	err    error           // error of the earliest failed submission
 	errSeq int
-	failed bool
 }
 
 func newSyncWriter(limit int) *syncWriter {
@@ -48,26 +48,19 @@ func newSyncWriter(limit int) *syncWriter {
 
 // write replaces path with the bytes produce returns, in the background.
 // Writes in flight must have different paths (the last rename would win).
-// done (may be nil) is marked when this write has finished. After a failure
-// later submissions are skipped; wait reports the failure of the earliest
-// submission that failed (not the first to fail in time).
-func (w *syncWriter) write(done *sync.WaitGroup, path string, produce func() ([]byte, error)) {
+// After a failure later submissions are skipped; wait reports the failure
+// of the earliest submission that failed (not the first to fail in time).
+func (w *syncWriter) write(path string, produce func() ([]byte, error)) {
 	w.mu.Lock()
 	seq := w.seq
 	w.seq++
-	failed := w.failed
+	failed := w.err != nil
 	w.dirs[dirOf(path)] = true
 	w.mu.Unlock()
 	if failed {
 		return
 	}
-	if done != nil {
-		done.Add(1)
-	}
 	w.g.Go(func() error { // waits for a free slot
-		if done != nil {
-			defer done.Done()
-		}
 		content, err := produce()
 		if err == nil {
 			err = fsutil.WriteAtomicNoDirSync(path, content)
@@ -82,10 +75,9 @@ func (w *syncWriter) write(done *sync.WaitGroup, path string, produce func() ([]
 func (w *syncWriter) fail(seq int, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.failed || seq < w.errSeq {
+	if w.err == nil || seq < w.errSeq {
 		w.err, w.errSeq = err, seq
 	}
-	w.failed = true
 }
 
 // markDir adds a directory (created by the rebuild, or changed by an
@@ -131,10 +123,8 @@ func (w *syncWriter) syncDirs() error {
 // dirOf is the part of a slash path before its last slash. Index paths are
 // built by concatenation (paths), so the last slash separates the file.
 func dirOf(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			return p[:i]
-		}
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
 	}
 	return "."
 }

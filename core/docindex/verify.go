@@ -1,8 +1,9 @@
 package docindex
 
 import (
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/storhfs/storhfs/core/fsutil"
@@ -221,12 +222,8 @@ func (m *Manager) verifyRangeFile(rep *VerifyReport, dr *Drift, path, field stri
 			return nil
 		}
 		identity := field + "\x00" + e.key + "\x00" + ValueKey(e.value)
-		set := actual[identity]
-		if set == nil {
-			set = idSet{}
-			actual[identity] = set
-		}
-		set.apply(e)
+		actual.add(identity)
+		actual[identity].apply(e)
 		return nil
 	})
 	if err != nil {
@@ -237,33 +234,13 @@ func (m *Manager) verifyRangeFile(rep *VerifyReport, dr *Drift, path, field stri
 // mismatchedIdentities returns, sorted bytewise, the identities whose id
 // sets differ between the two sides (a missing identity is an empty set).
 func mismatchedIdentities(expected, actual identities) []string {
-	all := make([]string, 0, len(expected)+len(actual))
-	for k := range expected {
-		all = append(all, k)
-	}
-	for k := range actual {
-		if _, ok := expected[k]; !ok {
-			all = append(all, k)
-		}
-	}
-	sort.Strings(all)
+	all := maps.Clone(actual)
+	maps.Copy(all, expected)
 	var out []string
-	for _, k := range all {
-		if !sameSet(expected[k], actual[k]) {
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		if !maps.Equal(expected[k], actual[k]) {
 			out = append(out, k)
 		}
 	}
 	return out
-}
-
-func sameSet(a, b idSet) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for id := range a {
-		if _, ok := b[id]; !ok {
-			return false
-		}
-	}
-	return true
 }

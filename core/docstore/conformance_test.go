@@ -61,7 +61,7 @@ func (x *docExecutor) run(s *Store, name string, op *phpjson.Array) (phpjson.Val
 			return s.Stream(q, func(r Record) error { emit(r.ID, r.Data); return nil })
 		})
 	case "query":
-		return conformance.QueryOp(op, s.Query(), query.ApplySteps, queryRecordValue)
+		return conformance.QueryOp(op, s.Query(), conformance.ApplySteps[*query.Builder], queryRecordValue)
 	case "indexes":
 		defs, err := indexDefinitions(op)
 		if err != nil {

@@ -24,7 +24,6 @@ var (
 	_ query.Indexed       = querySource{}
 	_ query.Counter       = querySource{}
 	_ query.IndexCounter  = querySource{}
-	_ query.GetEacher     = querySource{}
 	_ query.EqualityPager = querySource{}
 )
 
@@ -64,10 +63,6 @@ func (q querySource) EqualityIDs(field string, v phpjson.Value) ([]string, bool,
 // (docindex.EqualityIDsFrom), for a query with a limit.
 func (q querySource) EqualityIDsFrom(field string, v phpjson.Value, after string, limit int) ([]string, bool, error) {
 	return q.s.idx.EqualityIDsFrom(field, v, after, limit)
-}
-
-func (q querySource) CompoundIDs(f1 string, v1 phpjson.Value, f2 string, v2 phpjson.Value) ([]string, bool, error) {
-	return q.s.idx.CompoundIDs(f1, v1, f2, v2)
 }
 
 func (q querySource) RangeScan(field, fromKey, toKey string, fn func(key string, value phpjson.Value, ids []string) error) (bool, error) {

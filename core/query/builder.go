@@ -170,26 +170,6 @@ func (b *Builder) Cursor(id string) *Builder {
 // Err returns the first builder error, if any.
 func (b *Builder) Err() error { return b.err }
 
-// Groups returns a copy of the condition groups (PHP groups()).
-func (b *Builder) Groups() [][]Condition {
-	out := make([][]Condition, len(b.groups))
-	for i, g := range b.groups {
-		out[i] = append([]Condition(nil), g...)
-	}
-	return out
-}
-
-// CursorID returns the cursor (ok=false when none is set).
-func (b *Builder) CursorID() (string, bool) { return b.cursor, b.hasCur }
-
-// LimitValue returns the limit, 0 when none is set.
-func (b *Builder) LimitValue() int { return b.limit }
-
-// Ordering returns the orderBy field and direction (ok=false without one).
-func (b *Builder) Ordering() (field string, desc, ok bool) {
-	return b.orderField, b.orderDesc, b.ordered
-}
-
 // HasConditions reports whether any group holds a condition.
 func (b *Builder) HasConditions() bool {
 	for _, g := range b.groups {

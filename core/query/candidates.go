@@ -2,7 +2,6 @@ package query
 
 import (
 	"encoding/hex"
-	"math"
 	"sort"
 
 	"github.com/storhfs/storhfs/core/phpjson"
@@ -177,11 +176,7 @@ func valueCandidates(ix Indexed, field string, rng bool, values []phpjson.Value)
 		if _, isArr := v.(*phpjson.Array); isArr {
 			return nil, false, nil
 		}
-		lookups := []phpjson.Value{v}
-		if f, ok := v.(float64); ok && f == 0 {
-			lookups = []phpjson.Value{0.0, math.Copysign(0, -1)}
-		}
-		for _, lv := range lookups {
+		for _, lv := range zeroVariants(v) {
 			var got []string
 			var indexed bool
 			var err error

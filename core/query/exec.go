@@ -2,6 +2,7 @@ package query
 
 import (
 	"errors"
+	"slices"
 	"sort"
 
 	"github.com/storhfs/storhfs/core/phpjson"
@@ -131,7 +132,7 @@ func (b *Builder) eachMatch(stop int, seekCursor bool, fn func(Record) error) er
 		}
 		if p, ok := b.src.(EqualityPager); ok && stop > 0 {
 			if c, ok := b.pagedCondition(ix); ok {
-				usable, err := b.eachPagedCandidate(p, c, need, emit)
+				usable, err := b.eachPagedCandidate(ix, p, c, need, emit)
 				if err != nil || usable {
 					return ignoreStop(err)
 				}
@@ -142,7 +143,7 @@ func (b *Builder) eachMatch(stop int, seekCursor bool, fn func(Record) error) er
 			return err
 		}
 		if usable {
-			return ignoreStop(b.eachCandidate(ids, need, emit))
+			return ignoreStop(b.eachCandidate(ix, ids, need, emit))
 		}
 	}
 	if cs, ok := b.src.(CursorScanner); ok && b.hasCur && seekCursor {
@@ -173,52 +174,34 @@ func (b *Builder) recordQueryShape() bool {
 // would refuse (operand of id in, garbage in an index file) cannot be a
 // record a scan would return; missing records are stale index entries.
 //
-// need (nil: no limit) is how many more matches the query wants. A
-// GetEacher is first handed that many ids, so its read-ahead does not read
-// past the limit when every candidate matches (the usual case).
-func (b *Builder) eachCandidate(ids []string, need func() int, emit func(Record) error) error {
+// need (nil: no limit) is how many more matches the query wants. GetEach
+// is first handed that many ids, so its read-ahead does not read past the
+// limit when every candidate matches (the usual case), then geometrically
+// more when candidates fail the predicate.
+func (b *Builder) eachCandidate(ix Indexed, ids []string, need func() int, emit func(Record) error) error {
 	if b.hasCur {
 		ids = ids[sort.SearchStrings(ids, b.cursor+"\x00"):] // ids > cursor
 	}
-	if ge, ok := b.src.(GetEacher); ok {
-		prev := 0 // ids handed to the previous call
-		for len(ids) > 0 {
-			n := len(ids)
-			if need != nil {
-				want := need()
-				if want == 0 {
-					return nil
-				}
-				// Grow geometrically when candidates fail the predicate,
-				// so that few calls are made however many fail.
-				n = min(n, max(want, 2*prev))
+	prev := 0 // ids handed to the previous call
+	for len(ids) > 0 {
+		n := len(ids)
+		if need != nil {
+			want := need()
+			if want == 0 {
+				return nil
 			}
-			err := ge.GetEach(ids[:n], func(_ string, rec *Record) error {
-				if rec == nil {
-					return nil
-				}
-				return emit(*rec)
-			})
-			if err != nil {
-				return err
+			n = min(n, max(want, 2*prev))
+		}
+		err := ix.GetEach(ids[:n], func(_ string, rec *Record) error {
+			if rec == nil {
+				return nil
 			}
-			ids, prev = ids[n:], n
-		}
-		return nil
-	}
-	for _, id := range ids {
-		if !uuidv7.Valid(id) {
-			continue
-		}
-		rec, err := b.src.Get(id)
+			return emit(*rec)
+		})
 		if err != nil {
 			return err
 		}
-		if rec != nil {
-			if err := emit(*rec); err != nil {
-				return err
-			}
-		}
+		ids, prev = ids[n:], n
 	}
 	return nil
 }
@@ -261,34 +244,29 @@ func (b *Builder) directID() (rec *Record, applies bool, err error) {
 // sortRecords sorts by the orderBy field with Compare, stably (ties keep
 // base order in both directions; desc negates the comparison).
 func (b *Builder) sortRecords(recs []Record) error {
-	keys := make([]phpjson.Value, len(recs))
-	for i, r := range recs {
-		keys[i] = b.orderValue(r)
+	type keyed struct {
+		key phpjson.Value
+		rec Record
 	}
-	idx := make([]int, len(recs))
-	for i := range idx {
-		idx[i] = i
+	sorted := make([]keyed, len(recs))
+	for i, r := range recs {
+		sorted[i] = keyed{b.orderValue(r), r}
 	}
 	var cmpErr error
-	sort.SliceStable(idx, func(i, j int) bool {
-		r, err := Compare(keys[idx[i]], keys[idx[j]])
+	slices.SortStableFunc(sorted, func(x, y keyed) int {
+		r, err := Compare(x.key, y.key)
 		if err != nil && cmpErr == nil {
 			cmpErr = err
 		}
 		if b.orderDesc {
-			return r > 0
+			return -r
 		}
-		return r < 0
+		return r
 	})
-	if cmpErr != nil {
-		return cmpErr
+	for i, k := range sorted {
+		recs[i] = k.rec
 	}
-	sorted := make([]Record, len(recs))
-	for i, k := range idx {
-		sorted[i] = recs[k]
-	}
-	copy(recs, sorted)
-	return nil
+	return cmpErr
 }
 
 // orderValue is PHP order_value: the id for "id", else the data member or

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/storhfs/storhfs/core/phpjson"
-	"github.com/storhfs/storhfs/core/uuidv7"
 )
 
 // memGetEacher serves GetEach from memIndexed and records the size of
@@ -17,22 +16,7 @@ type memGetEacher struct {
 
 func (m *memGetEacher) GetEach(ids []string, fn func(string, *Record) error) error {
 	m.calls = append(m.calls, len(ids))
-	for _, id := range ids {
-		var rec *Record
-		if uuidv7.Valid(id) {
-			var err error
-			if rec, err = m.Get(id); err != nil {
-				return err
-			}
-		}
-		if err := fn(id, rec); err != nil {
-			if err == ErrStop {
-				return nil
-			}
-			return err
-		}
-	}
-	return nil
+	return m.memIndexed.GetEach(ids, fn)
 }
 
 // The candidate path through GetEach gives Get's results, asks for no

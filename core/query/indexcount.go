@@ -143,9 +143,4 @@ func addCount(total, n int64) int64 {
 	return total + n
 }
 
-func clampCount(n int64) int {
-	if n > int64(math.MaxInt) {
-		return math.MaxInt
-	}
-	return int(n)
-}
+func clampCount(n int64) int { return int(min(n, math.MaxInt)) }

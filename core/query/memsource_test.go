@@ -199,3 +199,25 @@ func (m *memIndexed) RangeScan(field, from, to string, fn func(string, phpjson.V
 	}
 	return true, nil
 }
+
+var _ Indexed = (*memIndexed)(nil)
+
+// GetEach is Get per id, in order.
+func (m *memIndexed) GetEach(ids []string, fn func(string, *Record) error) error {
+	for _, id := range ids {
+		var rec *Record
+		if uuidv7.Valid(id) {
+			var err error
+			if rec, err = m.Get(id); err != nil {
+				return err
+			}
+		}
+		if err := fn(id, rec); err != nil {
+			if err == ErrStop {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}

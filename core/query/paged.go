@@ -56,7 +56,7 @@ func mayUseIndex(ix Indexed, c *Condition) bool {
 // indexed (the caller then scans). Should the definition vanish between
 // pages (a concurrent reindex), the records after the last page are
 // scanned.
-func (b *Builder) eachPagedCandidate(p EqualityPager, c *Condition, need func() int, emit func(Record) error) (usable bool, err error) {
+func (b *Builder) eachPagedCandidate(ix Indexed, p EqualityPager, c *Condition, need func() int, emit func(Record) error) (usable bool, err error) {
 	after := ""
 	if b.hasCur {
 		after = b.cursor
@@ -83,7 +83,7 @@ func (b *Builder) eachPagedCandidate(p EqualityPager, c *Condition, need func() 
 				return emit(r)
 			})
 		}
-		if err := b.eachCandidate(ids, need, emit); err != nil {
+		if err := b.eachCandidate(ix, ids, need, emit); err != nil {
 			return true, err
 		}
 		if len(ids) < n {

@@ -10,6 +10,7 @@ import (
 	"github.com/storhfs/storhfs/internal/corpus"
 
 	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/internal/conformance"
 )
 
 func corpusDir(t *testing.T) string { return corpus.Require(t) }
@@ -53,7 +54,7 @@ func runQueryOp(t *testing.T, src Source, op *phpjson.Array) phpjson.Value {
 	t.Helper()
 	steps, _ := op.Lookup("build")
 	stepList, _ := steps.(*phpjson.Array)
-	b, err := ApplySteps(New(src), stepList)
+	b, err := conformance.ApplySteps(New(src), stepList)
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}

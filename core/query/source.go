@@ -7,7 +7,11 @@
 // secondary indexes to Indexed).
 package query
 
-import "github.com/storhfs/storhfs/core/phpjson"
+import (
+	"errors"
+
+	"github.com/storhfs/storhfs/core/phpjson"
+)
 
 // Record is one stored record: its id and its decoded data object.
 type Record struct {
@@ -61,6 +65,14 @@ type Indexed interface {
 	RangeScan(field, fromKey, toKey string, fn func(key string, value phpjson.Value, ids []string) error) (indexed bool, err error)
 	// RangeKey is docindex.RangeKey (RK, docs/format/indexes.md §3.3).
 	RangeKey(v phpjson.Value) string
+	// GetEach calls fn for each of ids in order with its record, as Get
+	// would return it, except that an id Get would refuse as invalid gives
+	// nil like a missing record (no record can have it). It may read a few
+	// records ahead of fn (DocStore reads the files concurrently). A read
+	// error is returned when fn would have reached that id; fn returning
+	// ErrStop ends GetEach without error, other errors from fn are
+	// returned as is.
+	GetEach(ids []string, fn func(id string, rec *Record) error) error
 }
 
 // Counter is optionally implemented by a Source that can count all its
@@ -69,26 +81,8 @@ type Counter interface {
 	CountAll() (int, error)
 }
 
-// errStopSentinel is the type of ErrStop.
-type errStopSentinel struct{}
-
-func (errStopSentinel) Error() string { return "query: stop scan" }
-
 // ErrStop is returned by a Scan callback to end the scan early without error.
-var ErrStop error = errStopSentinel{}
-
-// GetEacher is optionally implemented by a Source that can fetch records by
-// id ahead of its consumer (DocStore reads the files concurrently). The
-// index candidate path uses it instead of one Get per id.
-type GetEacher interface {
-	// GetEach calls fn for each of ids in order with its record, as Get
-	// would return it, except that an id Get would refuse as invalid gives
-	// nil like a missing record (no record can have it). It may read a few
-	// records ahead of fn. A read error is returned when fn would have
-	// reached that id; fn returning ErrStop ends GetEach without error,
-	// other errors from fn are returned as is.
-	GetEach(ids []string, fn func(id string, rec *Record) error) error
-}
+var ErrStop = errors.New("query: stop scan")
 
 // EqualityPager is optionally implemented by an Indexed source that can
 // read the ids of an equality entry a page at a time (DocStore: docindex
@@ -96,7 +90,7 @@ type GetEacher interface {
 // needs. EqualityIDsFrom returns the ids EqualityIDs gives for field == v,
 // sorted bytewise without duplicates, restricted to those after `after`
 // ("" for the first) and cut to at most limit (limit <= 0: all); indexed
-// as for EqualityIDs.
+// is false where the entry cannot be paged (no definition, a range one).
 type EqualityPager interface {
 	EqualityIDsFrom(field string, v phpjson.Value, after string, limit int) (ids []string, indexed bool, err error)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/storhfs/storhfs/core/phpjson"
+	"github.com/storhfs/storhfs/internal/conformance"
 )
 
 func TestApplyStepsShapes(t *testing.T) {
@@ -26,12 +27,12 @@ func TestApplyStepsShapes(t *testing.T) {
 	}
 	plain, _ := fixtures(t)
 	for _, s := range bad {
-		if _, err := ApplySteps(New(plain), val(t, s).(*phpjson.Array)); err == nil {
+		if _, err := conformance.ApplySteps(New(plain), val(t, s).(*phpjson.Array)); err == nil {
 			t.Errorf("%s: no error", s)
 		}
 	}
 	// PHP argument errors are kept for the terminal call, with PHP's text.
-	b, err := ApplySteps(New(plain), val(t, `[{"limit":-5},{"where":["v","eq",1]}]`).(*phpjson.Array))
+	b, err := conformance.ApplySteps(New(plain), val(t, `[{"limit":-5},{"where":["v","eq",1]}]`).(*phpjson.Array))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +40,12 @@ func TestApplyStepsShapes(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	// A huge limit is legal.
-	b, _ = ApplySteps(New(plain), val(t, `[{"limit":9223372036854775807}]`).(*phpjson.Array))
+	b, _ = conformance.ApplySteps(New(plain), val(t, `[{"limit":9223372036854775807}]`).(*phpjson.Array))
 	if n, err := b.Count(); err != nil || n != 16 {
 		t.Errorf("count = %d, %v", n, err)
 	}
 	// nil steps leave the builder as is.
-	if got, err := ApplySteps(New(plain), nil); err != nil || got == nil {
+	if got, err := conformance.ApplySteps(New(plain), nil); err != nil || got == nil {
 		t.Errorf("nil steps: %v", err)
 	}
 }
@@ -74,8 +75,8 @@ func FuzzApplySteps(f *testing.F) {
 			return
 		}
 		plain, ix := fixtures(t)
-		bp, errP := ApplySteps(New(plain), steps)
-		bi, errI := ApplySteps(New(ix), steps)
+		bp, errP := conformance.ApplySteps(New(plain), steps)
+		bi, errI := conformance.ApplySteps(New(ix), steps)
 		if (errP == nil) != (errI == nil) {
 			t.Fatalf("build errors differ: %v / %v", errP, errI)
 		}

@@ -67,7 +67,7 @@ func (x *logExecutor) run(l *Log, name string, op *phpjson.Array) (phpjson.Value
 			return l.Stream(q, func(r Record) error { emit(r.ID, r.Data); return nil })
 		})
 	case "query":
-		return conformance.QueryOp(op, l.Query(), query.ApplySteps, queryRecordValue)
+		return conformance.QueryOp(op, l.Query(), conformance.ApplySteps[*query.Builder], queryRecordValue)
 	case "compact":
 		return nil, l.Compact()
 	case "recover":

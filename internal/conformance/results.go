@@ -72,7 +72,7 @@ type QueryBuilder[R any] interface {
 	Explain() (*phpjson.Array, error)
 }
 
-// QueryOp runs a "query" op (README 4.6): apply (query.ApplySteps) adds
+// QueryOp runs a "query" op (README 4.6): apply (ApplySteps) adds
 // the op's "build" steps to base, the engine's fresh builder, then the op's
 // "call" runs on the result: get (list of records), first (record or
 // null), count (int) or explain (PHP array). record encodes one R with
