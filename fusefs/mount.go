@@ -47,6 +47,10 @@ type Config struct {
 	// commits together (0: DefaultMaxBufferBytes; see memBudget); beyond
 	// it writes fail with ENOSPC. Larger unsaved files spill to ROOT's disk.
 	MaxBufferBytes int64
+	// MaxRecordNodes bounds the record nodes the kernel may hold at once
+	// (nodecap.go): past it, the oldest entries are invalidated so that the
+	// kernel forgets them. 0: no bound.
+	MaxRecordNodes int
 	// Logger receives the mount's warnings and errors when Log is nil.
 	Logger *log.Logger
 	// SharedStorage forces the mode of a ROOT that other hosts write too
@@ -113,6 +117,7 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	events, logger, fuseLog := cfg.logs()
 	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
 	state.events = events
+	state.nodeCap = newRecordNodeCap(cfg.MaxRecordNodes, state)
 	shared := cfg.SharedStorage || fsutil.SharedFS(cfg.Catalog.Path(""))
 	if !cfg.NoWatch && !shared {
 		state.coverage.timeout = cfg.CacheTimeout

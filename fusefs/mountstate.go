@@ -19,14 +19,15 @@ type mountState struct {
 	mountpoint string       // for the log; "" until mounted
 	budget     *memBudget   // write buffers, scratch files and commits together
 
-	scratchSeq atomic.Uint64 // last scratch inode counter handed out
-	recordGen  atomic.Uint64 // last generation of a record node (recordversion.go)
-	runNotify  func(func())  // runs kernel notifications; nil: the notifier (tests replace it)
-	notifier   notifier      // sends kernel notifications, one at a time, outside requests
-	self       selfChanges   // record files this mount just changed (for the watcher)
-	refusals   *refusalLog   // failed commits and refused names, for the log and .storhfs/errors
-	symlinks   symlinkLog    // symlinks under ROOT refused, each reported once
-	started    time.Time     // when the mount state was made (times of .storhfs)
+	scratchSeq atomic.Uint64  // last scratch inode counter handed out
+	recordGen  atomic.Uint64  // last generation of a record node (recordversion.go)
+	nodeCap    *recordNodeCap // bounds the record nodes the kernel holds (nodecap.go); nil: no bound
+	runNotify  func(func())   // runs kernel notifications; nil: the notifier (tests replace it)
+	notifier   notifier       // sends kernel notifications, one at a time, outside requests
+	self       selfChanges    // record files this mount just changed (for the watcher)
+	refusals   *refusalLog    // failed commits and refused names, for the log and .storhfs/errors
+	symlinks   symlinkLog     // symlinks under ROOT refused, each reported once
+	started    time.Time      // when the mount state was made (times of .storhfs)
 
 	// noOpen: the kernel sends no OPEN (a read-only mount; rawfs.go
 	// mountFS.Open), so files are read by node, with no handle.

@@ -57,6 +57,7 @@ Example:
 			&cli.Int64Flag{Name: "max-buffer-mb", Value: fusefs.DefaultMaxBufferBytes >> 20, Usage: "memory (MiB) for uncommitted writes, editor temp files and commits together (larger files wait on ROOT's disk); beyond it writes fail with ENOSPC"},
 			&cli.BoolFlag{Name: "no-repair", Usage: "after a writer died, log index drift but do not rebuild the drifted indexes"},
 			&cli.BoolFlag{Name: sharedStorageFlag, Usage: "ROOT is shared with other hosts (detected on network, cluster and FUSE file systems): poll for their changes, which inotify does not see, and judge no writer dead by its pid"},
+			&cli.IntFlag{Name: "max-record-nodes", Value: fusefs.DefaultMaxRecordNodes, Usage: "how many records the kernel may keep looked up at once; past it the oldest are forgotten (a later use looks them up again). 0: no limit"},
 			&cli.DurationFlag{Name: "poll-interval", Value: fusefs.DefaultPollInterval, Usage: "on shared storage, how often to look for other hosts' changes"},
 		},
 		Action: runMount,
@@ -117,6 +118,7 @@ func runMount(c *cli.Context) error {
 		CacheTimeout:   c.Duration("cache-timeout"),
 		SharedStorage:  c.Bool(sharedStorageFlag),
 		PollInterval:   c.Duration("poll-interval"),
+		MaxRecordNodes: c.Int("max-record-nodes"),
 	})
 	if err != nil {
 		return coded(exitMountFailed, mountError(mountpoint, err))
