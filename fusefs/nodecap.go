@@ -3,6 +3,7 @@ package fusefs
 import (
 	"slices"
 	"sync"
+	"weak"
 )
 
 // DefaultMaxRecordNodes is how many record nodes a mount gives the kernel
@@ -30,9 +31,11 @@ type recordNodeCap struct {
 	given []givenRecord
 }
 
-// givenRecord is one record entry given to the kernel.
+// givenRecord is one record entry given to the kernel. The collection is
+// held weakly: a collection the kernel forgot, with its listing, must not
+// stay in memory because some of its names are still in given.
 type givenRecord struct {
-	c    *collectionNode
+	c    weak.Pointer[collectionNode]
 	name string
 }
 
@@ -45,7 +48,9 @@ func newRecordNodeCap(limit int, m *mountState) *recordNodeCap {
 	return &recordNodeCap{limit: limit, prune: func(batch []givenRecord) {
 		m.notify(func() {
 			for _, g := range batch {
-				g.c.NotifyEntry(g.name)
+				if c := g.c.Value(); c != nil {
+					c.NotifyEntry(g.name)
+				}
 			}
 		})
 	}}
@@ -57,7 +62,7 @@ func (rc *recordNodeCap) added(c *collectionNode, name string) {
 		return
 	}
 	rc.mu.Lock()
-	rc.given = append(rc.given, givenRecord{c: c, name: name})
+	rc.given = append(rc.given, givenRecord{c: weak.Make(c), name: name})
 	var batch []givenRecord
 	if len(rc.given) > rc.limit {
 		n := len(rc.given) - rc.limit + max(rc.limit/8, 1)
