@@ -22,14 +22,14 @@ import (
 // mid-listing and the reading comes out low; such runs are marked and left
 // out of the medians.
 
-// forgetSettle bounds the wait for the mount's memory to settle after the
-// kernel forgot its inodes (FORGETs are asynchronous, and go-fuse frees its
-// tables in batches).
+// forgetSettle bounds each wait for the mount's memory to settle: after
+// the listing and after the kernel forgot its inodes (settledRSS).
 const forgetSettle = 20 * time.Second
 
 // scaleRun is one listing of the whole collection on a fresh mount.
 type scaleRun struct {
-	idle, listed, forgot int64 // VmRSS: before, after `ls -l`, after the forget
+	idle, listed, forgot int64 // VmRSS: before, after `ls -l` (settled), after the forget
+	justListed           int64 // VmRSS right after `ls -l`, before the runtime returned freed memory
 	took                 time.Duration
 	disturbed            int64 // cache drops by others during the listing
 }
@@ -64,8 +64,8 @@ func runScale(bin string, d dataset, runs int) error {
 		} else {
 			listed, forgot, took = append(listed, r.listed), append(forgot, r.forgot), append(took, r.took)
 		}
-		fmt.Printf("scale run %d: RSS idle %d MiB; after `ls -l` of all (%v) %d MiB; after the kernel forgot its inodes %d MiB%s\n",
-			i+1, r.idle>>20, r.took.Round(time.Millisecond), r.listed>>20, r.forgot>>20, note)
+		fmt.Printf("scale run %d: RSS idle %d MiB; after `ls -l` of all (%v) %d MiB (right after it: %d MiB); after the kernel forgot its inodes %d MiB%s\n",
+			i+1, r.idle>>20, r.took.Round(time.Millisecond), r.listed>>20, r.justListed>>20, r.forgot>>20, note)
 	}
 	if len(listed) == 0 {
 		return fmt.Errorf("scale: every run was disturbed by cache drops; run again on a quieter machine")
@@ -101,7 +101,10 @@ func measureListing(bin string, d dataset) (scaleRun, error) {
 		return r, fmt.Errorf("ls -l: %w", err)
 	}
 	r.took = time.Since(start)
-	if r.listed, err = procStatusBytes(pid, "VmRSS"); err != nil {
+	if r.justListed, err = procStatusBytes(pid, "VmRSS"); err != nil {
+		return r, err
+	}
+	if r.listed, err = settledRSS(pid, r.justListed); err != nil {
 		return r, err
 	}
 	dropsAfter, err := cacheDrops()
@@ -112,20 +115,34 @@ func measureListing(bin string, d dataset) (scaleRun, error) {
 	if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("2\n"), 0); err != nil {
 		return r, fmt.Errorf("drop the kernel's dentries and inodes (root only): %w", err)
 	}
-	r.forgot = r.listed
-	for deadline := time.Now().Add(forgetSettle); time.Now().Before(deadline); {
+	if r.forgot, err = settledRSS(pid, r.listed); err != nil {
+		return r, err
+	}
+	return r, m.stop()
+}
+
+// settledRSS reads pid's VmRSS every 2 s, from first, until three
+// readings in a row agree to the MiB or forgetSettle has passed: FORGETs
+// arrive asynchronously (after a listing past --max-record-nodes, for
+// seconds while the mount's notifier works through its invalidations),
+// go-fuse frees its tables in batches, and the mount hands freed memory
+// back a second after the last FORGET (fusefs/memtrim.go).
+func settledRSS(pid int, first int64) (int64, error) {
+	last, same := first, 0
+	for deadline := time.Now().Add(forgetSettle); time.Now().Before(deadline) && same < 2; {
 		time.Sleep(2 * time.Second)
 		rss, err := procStatusBytes(pid, "VmRSS")
 		if err != nil {
-			return r, err
+			return 0, err
 		}
-		settled := rss>>20 == r.forgot>>20
-		r.forgot = rss
-		if settled {
-			break
+		if rss>>20 == last>>20 {
+			same++
+		} else {
+			same = 0
 		}
+		last = rss
 	}
-	return r, m.stop()
+	return last, nil
 }
 
 // cacheDrops is how often any process asked the kernel to drop its caches
