@@ -20,23 +20,16 @@ const DefaultMaxRecordNodes = 250_000
 // and their nodes go. A pruned name is only looked up again when next
 // used: the cost is a LOOKUP, never a wrong answer.
 //
-// Invariant: given holds at most limit entries after each add, oldest
-// first. An entry may name a node the kernel already forgot, or a name
-// that now stands for a newer node; invalidating it then costs a lookup.
+// Invariant: given holds at most limit nodes after each add, oldest
+// first, each weakly (8 bytes: a node the kernel forgot is not kept
+// alive by it). Invalidating the entry of a node no longer current costs
+// a lookup at most.
 type recordNodeCap struct {
 	limit int
-	prune func([]givenRecord) // invalidates the entries; runs outside requests
+	prune func([]weak.Pointer[recordNode]) // invalidates their entries; runs outside requests
 
 	mu    sync.Mutex
-	given []givenRecord
-}
-
-// givenRecord is one record entry given to the kernel. The collection is
-// held weakly: a collection the kernel forgot, with its listing, must not
-// stay in memory because some of its names are still in given.
-type givenRecord struct {
-	c    weak.Pointer[collectionNode]
-	name string
+	given []weak.Pointer[recordNode]
 }
 
 // newRecordNodeCap caps record nodes at limit (none when limit <= 0),
@@ -45,29 +38,28 @@ func newRecordNodeCap(limit int, m *mountState) *recordNodeCap {
 	if limit <= 0 {
 		return nil
 	}
-	return &recordNodeCap{limit: limit, prune: func(batch []givenRecord) {
+	return &recordNodeCap{limit: limit, prune: func(batch []weak.Pointer[recordNode]) {
 		m.notify(func() {
-			for _, g := range batch {
-				if c := g.c.Value(); c != nil {
-					c.NotifyEntry(g.name)
+			for _, w := range batch {
+				if r := w.Value(); r != nil {
+					r.c.NotifyEntry(r.id + recordExt)
 				}
 			}
 		})
 	}}
 }
 
-// added notes a new record node given out as name in c.
-func (rc *recordNodeCap) added(c *collectionNode, name string) {
+// added notes a new record node given out.
+func (rc *recordNodeCap) added(r *recordNode) {
 	if rc == nil {
 		return
 	}
 	rc.mu.Lock()
-	rc.given = append(rc.given, givenRecord{c: weak.Make(c), name: name})
-	var batch []givenRecord
+	rc.given = append(rc.given, weak.Make(r))
+	var batch []weak.Pointer[recordNode]
 	if len(rc.given) > rc.limit {
 		n := len(rc.given) - rc.limit + max(rc.limit/8, 1)
 		batch = slices.Clone(rc.given[:n])
-		clear(rc.given[:n]) // the array's front keeps no node alive
 		rc.given = rc.given[n:]
 	}
 	rc.mu.Unlock()

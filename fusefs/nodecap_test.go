@@ -3,19 +3,22 @@ package fusefs
 import (
 	"fmt"
 	"testing"
+	"weak"
 )
 
 func TestRecordNodeCapPrunesTheOldestEighth(t *testing.T) {
+	var nodes []*recordNode // kept alive, so every weak pointer resolves
 	var pruned []string
-	rc := &recordNodeCap{limit: 16, prune: func(batch []givenRecord) {
-		for _, g := range batch {
-			pruned = append(pruned, g.name)
+	rc := &recordNodeCap{limit: 16, prune: func(batch []weak.Pointer[recordNode]) {
+		for _, w := range batch {
+			pruned = append(pruned, w.Value().id)
 		}
 	}}
 	for i := range 40 {
-		rc.added(nil, fmt.Sprint(i))
+		nodes = append(nodes, &recordNode{id: fmt.Sprint(i)})
+		rc.added(nodes[i])
 		if len(rc.given) > rc.limit {
-			t.Fatalf("after %d adds: %d entries kept, limit %d", i+1, len(rc.given), rc.limit)
+			t.Fatalf("after %d adds: %d nodes kept, limit %d", i+1, len(rc.given), rc.limit)
 		}
 	}
 	// Each time 17 are held, the oldest 3 go (the one over, and an eighth
@@ -27,8 +30,8 @@ func TestRecordNodeCapPrunesTheOldestEighth(t *testing.T) {
 	if fmt.Sprint(pruned) != fmt.Sprint(want) {
 		t.Fatalf("pruned %v, want %v", pruned, want)
 	}
-	if rc.given[0].name != "24" || rc.given[len(rc.given)-1].name != "39" {
-		t.Fatalf("kept %s..%s, want 24..39", rc.given[0].name, rc.given[len(rc.given)-1].name)
+	if first, last := rc.given[0].Value().id, rc.given[len(rc.given)-1].Value().id; first != "24" || last != "39" {
+		t.Fatalf("kept %s..%s, want 24..39", first, last)
 	}
 }
 
@@ -37,5 +40,5 @@ func TestNoRecordNodeCap(t *testing.T) {
 		t.Fatal("limit 0 made a cap")
 	}
 	var rc *recordNodeCap
-	rc.added(nil, "x") // a nil cap notes nothing
+	rc.added(&recordNode{}) // a nil cap notes nothing
 }

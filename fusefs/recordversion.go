@@ -108,7 +108,8 @@ func (c *collectionNode) recordInode(ctx context.Context, name, id string, v sto
 	// The generation tells the node apart from the record's other
 	// versions in go-fuse's table (keyed by inode number and generation)
 	// and gives the kernel a new node, so a new page cache.
-	c.m.nodeCap.added(c, name)
-	return c.NewInode(ctx, &recordNode{c: c, id: id, version: v},
+	r := &recordNode{c: c, id: id, version: v}
+	c.m.nodeCap.added(r)
+	return c.NewInode(ctx, r,
 		gofs.StableAttr{Mode: syscall.S_IFREG, Ino: recordIno(c.rel, id), Gen: c.m.recordGen.Add(1)})
 }
