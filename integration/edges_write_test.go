@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/storhfs/storhfs/internal/treetest"
 )
@@ -132,6 +133,17 @@ func TestNoGhostNameAfterFailedCreate(t *testing.T) {
 	}
 }
 
+// awaitRefusalLines is refusalLines once at least one such line arrived
+// (waiting up to 5 s): the mount logs a refusal before it answers, but the
+// test reads its stderr through a pipe, a little later.
+func awaitRefusalLines(m *mount, name string) []string {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if lines := refusalLines(m, name); len(lines) > 0 || time.Now().After(deadline) {
+			return lines
+		}
+	}
+}
+
 // refusalLines returns the mount's log lines that report a refused or
 // failed commit of the record file name.
 func refusalLines(m *mount, name string) []string {
@@ -164,7 +176,7 @@ func TestRefusalsReachTheUser(t *testing.T) {
 		runFails(t, "", "cp", bad, m.path("pages", id+".jsonc"))
 		name := "pages/" + id + ".jsonc"
 		reason := `unexpected top-level member "slug"`
-		if lines := refusalLines(m, id); len(lines) != 1 || !strings.Contains(lines[0], name) || !strings.Contains(lines[0], reason) {
+		if lines := awaitRefusalLines(m, id); len(lines) != 1 || !strings.Contains(lines[0], name) || !strings.Contains(lines[0], reason) {
 			t.Errorf("log lines of the refused cp = %q, want one naming %s and the reason", lines, name)
 		}
 		got := runOK(t, "", "cat", errorsFile)
@@ -196,7 +208,7 @@ func TestVimRefusalLoggedOnce(t *testing.T) {
 	if got := storedContent(t, root, "pages", id); got != before {
 		t.Fatalf("record changed by a refused vim write: %q", got)
 	}
-	if lines := refusalLines(m, id); len(lines) != 1 {
+	if lines := awaitRefusalLines(m, id); len(lines) != 1 {
 		t.Errorf("vim :w logged %d refusal lines, want 1:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
 }
