@@ -21,8 +21,9 @@ var (
 
 func (Logs) IsCollection(dir string) bool { return seglog.IsCollection(dir) }
 
+// Markers are the entries logLayout names.
 func (Logs) Markers() []string {
-	return []string{seglog.ManifestName, seglog.SegmentsDir, seglog.PartitionsDir}
+	return []string{logLayout.Manifest, logLayout.Segments, logLayout.Partitions}
 }
 
 func (Logs) Open(dir string) fusefs.LogStore { return logDir(dir) }
