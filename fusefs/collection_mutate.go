@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"syscall"
+	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -140,9 +141,11 @@ func (c *collectionNode) unlinkRecord(id string) syscall.Errno {
 // short their timeout. Call it only from FLUSH: the notification needs the
 // directory's lock, and the kernel holds no lock while a FLUSH is
 // answered, nor does the caller hold one of ours; requests holding the
-// directory's lock are answered by other goroutines meanwhile. It runs
-// through m.notify, outside this request, and is waited for until ctx
-// ends (the request was interrupted, or the mount is going away).
+// directory's lock are answered by other goroutines meanwhile (over
+// io_uring: by the queue's spare threads). It runs through m.notify,
+// outside this request, and is waited for until ctx ends (the request was
+// interrupted, or the mount is going away) or for dropNameWait at most,
+// as no interrupt reaches a request served over io_uring.
 func (c *collectionNode) dropName(ctx context.Context, name string) {
 	done := make(chan struct{})
 	c.m.notify(func() {
@@ -152,8 +155,13 @@ func (c *collectionNode) dropName(ctx context.Context, name string) {
 	select {
 	case <-done:
 	case <-ctx.Done():
+	case <-time.After(dropNameWait):
 	}
 }
+
+// dropNameWait bounds dropName's wait for the kernel to take the
+// directory's lock.
+const dropNameWait = 2 * time.Second
 
 // noteSelfChange tells the watcher that record id is as this mount left
 // it, which the kernel already knows (selfchanges.go).

@@ -49,12 +49,14 @@ func (mt *Mounted) Shutdown(ctx context.Context, grace time.Duration) error {
 	for {
 		select {
 		case <-mt.served: // unmounted from outside meanwhile
+			mt.awaitUring()
 			mt.state.closeAll()
 			return nil
 		default:
 		}
 		// On success every reader loop has returned: all answered.
 		if busy = mt.server.Unmount(); busy == nil {
+			mt.awaitUring()
 			mt.state.closeAll()
 			return nil
 		}

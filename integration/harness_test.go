@@ -57,7 +57,13 @@ func TestMain(m *testing.M) {
 	if os.Getenv("GORACE") == "" {
 		os.Setenv("GORACE", "atexit_sleep_ms=0")
 	}
+	restore, err := useIOUring()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	restore()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -131,6 +137,9 @@ func startMountBinAt(t *testing.T, bin, root, dir string, flags ...string) *moun
 // dir, and waits for the ready line.
 func startMountArgs(t *testing.T, bin, dir string, mountArgs ...string) *mount {
 	t.Helper()
+	if ioUring && bin == storhfsBin {
+		mountArgs = append([]string{"--io-uring"}, mountArgs...)
+	}
 	cmd := exec.Command(bin, append([]string{"mount"}, mountArgs...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -159,6 +168,9 @@ func startMountArgs(t *testing.T, bin, dir string, mountArgs ...string) *mount {
 			t.Fatalf("unexpected first line from mount: %q", line)
 		}
 		m.ready = line
+		if ioUring && bin == storhfsBin && !strings.Contains(line, "requests over io_uring") {
+			t.Fatalf("STORHFS_TEST_IO_URING=1, but the mount does not serve over io_uring: %q; stderr: %s", line, m.log)
+		}
 	case err := <-m.done:
 		m.done <- err
 		t.Fatalf("mount exited early: %v; stderr: %s", err, m.log)

@@ -27,6 +27,9 @@ type Settings struct {
 	// DefaultPermissions: the kernel checks permission bits and owner
 	// itself (default_permissions) instead of leaving it to the daemon.
 	DefaultPermissions bool
+	// IOUring asks the kernel for FUSE over io_uring in FUSE_INIT; the
+	// requests then travel over internal/fuseuring once it is started.
+	IOUring bool
 }
 
 // Options are the kernel and go-fuse settings of a mount.
@@ -51,6 +54,9 @@ func Options(cfg Settings) *fs.Options {
 		// not as OPEN plus a SETATTR(size=0) without a handle, which could
 		// not tell the truncating descriptor from other writers of the record.
 		ExtraCapabilities: fuse.CAP_READDIRPLUS_AUTO | fuse.CAP_ATOMIC_O_TRUNC,
+	}
+	if cfg.IOUring {
+		mo.ExtraCapabilities |= fuse.CAP_OVER_IO_URING
 	}
 	if cfg.DefaultPermissions {
 		mo.Options = append(mo.Options, "default_permissions")

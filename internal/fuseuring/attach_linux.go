@@ -1,0 +1,89 @@
+package fuseuring
+
+import (
+	"fmt"
+	"log"
+	"unsafe"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/storhfs/storhfs/internal/fusectl"
+)
+
+// Attach serves a go-fuse mount's requests over io_uring. Its caller
+// asked for it in FUSE_INIT (MountOptions.ExtraCapabilities with
+// fuse.CAP_OVER_IO_URING), listed the process's /dev/fuse descriptors
+// (devFds, DevFuseFds) before fuse.NewServer opened the mount's, and
+// calls Attach once that server serves, before its WaitMount: WaitMount
+// opens a file of the mount, which the kernel answers only once the
+// queues are registered.
+//
+// A fuse.ProtocolServer answers the requests with rawFS, the file system
+// the go-fuse server has; that server keeps serving /dev/fuse (FORGET,
+// INTERRUPT, notifications). If Attach fails, or a queue thread stops
+// later, it aborts the connection (fusectl), which the kernel would
+// otherwise hold shut (see Start).
+func Attach(mountpoint string, rawFS fuse.RawFileSystem, opts *fuse.MountOptions, devFds map[int]bool, logger *log.Logger) (*Transport, error) {
+	abort := func(why error) {
+		logger.Printf("io_uring: %v; aborting the connection", why)
+		if minor, err := fusectl.MinorOf(mountpoint); err == nil {
+			fusectl.Abort(minor)
+		}
+	}
+	dev, err := newDevFuseFd(devFds)
+	if err != nil {
+		abort(err)
+		return nil, err
+	}
+	ps := fuse.NewProtocolServer(rawFS, opts)
+	primeProtocolServer(ps, opts)
+	maxWrite := opts.MaxWrite
+	if maxWrite == 0 {
+		maxWrite = defaultMaxWrite
+	}
+	t, err := Start(dev, ps, maxWrite, logger, abort)
+	if err != nil {
+		abort(err)
+		return nil, fmt.Errorf("io_uring: %w", err)
+	}
+	return t, nil
+}
+
+// newDevFuseFd is the /dev/fuse descriptor go-fuse opened for this mount:
+// the one not among devFds.
+func newDevFuseFd(devFds map[int]bool) (int, error) {
+	now, err := DevFuseFds()
+	if err != nil {
+		return 0, err
+	}
+	var fresh []int
+	for fd := range now {
+		if !devFds[fd] {
+			fresh = append(fresh, fd)
+		}
+	}
+	if len(fresh) != 1 {
+		return 0, fmt.Errorf("cannot tell this mount's /dev/fuse descriptor: %d new ones", len(fresh))
+	}
+	return fresh[0], nil
+}
+
+// primeProtocolServer gives ps a FUSE_INIT, as the kernel sends only one
+// (to the go-fuse server). On Linux a request's layout depends on INIT only
+// through SETXATTR_EXT, which no mount here asks for, so the protocol
+// version io_uring needs (7.42) and the capabilities the mount asks for
+// stand in for the kernel's (which go-fuse keeps unsynchronised).
+func primeProtocolServer(ps *fuse.ProtocolServer, opts *fuse.MountOptions) {
+	flags := opts.ExtraCapabilities
+	init := fuse.InitIn{
+		InHeader: fuse.InHeader{Length: uint32(unsafe.Sizeof(fuse.InitIn{})), Opcode: opInit, Unique: 1},
+		Major:    7, Minor: 42, Flags: uint32(flags) | fuse.CAP_INIT_EXT, Flags2: uint32(flags >> 32),
+	}
+	in := unsafe.Slice((*byte)(unsafe.Pointer(&init)), unsafe.Sizeof(init))
+	ps.HandleRequest([][]byte{in}, [][]byte{make([]byte, 4096)})
+}
+
+const (
+	opInit          = 26      // FUSE_INIT
+	defaultMaxWrite = 1 << 17 // go-fuse's MountOptions.MaxWrite when 0
+)
