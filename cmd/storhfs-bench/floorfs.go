@@ -223,8 +223,8 @@ func readAt(data, dest []byte, off int64) []byte {
 
 // floorMountOptions are storhfs's own mount options, with the kernel
 // cache timeouts replaced by timeout (a variant of the floor).
-func floorMountOptions(direct bool, timeout time.Duration) *fs.Options {
-	opts := fuseopts.Options(fuseopts.Settings{FsName: "storhfs-floor", Logger: log.New(os.Stderr, "floor: ", log.LstdFlags), Direct: direct})
+func floorMountOptions(direct bool, timeout time.Duration, ioUring bool) *fs.Options {
+	opts := fuseopts.Options(fuseopts.Settings{FsName: "storhfs-floor", Logger: log.New(os.Stderr, "floor: ", log.LstdFlags), Direct: direct, IOUring: ioUring})
 	opts.Name = "storhfs-floor"
 	opts.EntryTimeout, opts.AttrTimeout, opts.NegativeTimeout = &timeout, &timeout, &timeout
 	return opts

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -14,6 +15,9 @@ import (
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/storhfs/storhfs/internal/fuseuring"
 )
 
 // floorServeArg makes the bench binary the floor's server: the floor mount
@@ -53,6 +57,7 @@ type floorOptions struct {
 	timeout time.Duration // kernel entry/attr/negative cache lifetime (storhfs: 1 s)
 	mode    floorMode
 	debug   bool // the server logs every request to its stderr (tests count them)
+	ioUring bool // requests travel over io_uring (internal/fuseuring), as with storhfs --io-uring
 }
 
 var storhfsFloor = floorOptions{timeout: time.Second, mode: floorOpen}
@@ -62,6 +67,9 @@ func (o floorOptions) args() []string {
 	args := []string{"-timeout", o.timeout.String(), "-mode", string(o.mode)}
 	if o.debug {
 		args = append(args, "-debug")
+	}
+	if o.ioUring {
+		args = append(args, "-io-uring")
 	}
 	return args
 }
@@ -78,7 +86,42 @@ func (o floorOptions) String() string {
 	case floorNoOpenFlush:
 		diffs = append(diffs, "no OPEN/RELEASE, FLUSH per close (OPEN answered ENOSYS)")
 	}
+	if o.ioUring {
+		diffs = append(diffs, "over io_uring")
+	}
 	return strings.Join(diffs, ", ")
+}
+
+// mountFloor mounts root as fs.Mount does, over io_uring when asked (in
+// the order fuseuring.Attach needs, as fusefs.Mount does).
+func mountFloor(mountpoint string, root fs.InodeEmbedder, opts *fs.Options, ioUring bool) (*fuse.Server, error) {
+	if !ioUring {
+		return fs.Mount(mountpoint, root, opts)
+	}
+	devFds, err := fuseuring.DevFuseFds()
+	if err != nil {
+		return nil, err
+	}
+	rawFS := fs.NewNodeFS(root, opts)
+	server, err := fuse.NewServer(rawFS, mountpoint, &opts.MountOptions)
+	if err != nil {
+		return nil, err
+	}
+	go server.Serve()
+	attached := make(chan error, 1)
+	go func() {
+		_, err := fuseuring.Attach(mountpoint, rawFS, &opts.MountOptions, devFds, log.New(os.Stderr, "floor: ", log.LstdFlags))
+		attached <- err
+	}()
+	err = server.WaitMount()
+	if aerr := <-attached; aerr != nil {
+		err = aerr
+	}
+	if err != nil {
+		server.Unmount()
+		return nil, err
+	}
+	return server, nil
 }
 
 // startFloor runs the bench binary self as the floor server of the
@@ -105,6 +148,7 @@ func runFloorServer(args []string, stdout io.Writer) error {
 	flags.DurationVar(&o.timeout, "timeout", storhfsFloor.timeout, "entry, attribute and negative cache timeout")
 	mode := flags.String("mode", string(floorOpen), fmt.Sprintf("how OPEN and FLUSH are answered: %v", floorModes))
 	debug := flags.Bool("debug", false, "log every FUSE request to stderr (to count them; run by hand)")
+	flags.BoolVar(&o.ioUring, "io-uring", false, "serve over io_uring (the fuse module's enable_uring must be on)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -123,9 +167,9 @@ func runFloorServer(args []string, stdout io.Writer) error {
 		return err
 	}
 	root := &floorDir{tree: tree, mode: o.mode}
-	opts := floorMountOptions(os.Geteuid() == 0, o.timeout)
+	opts := floorMountOptions(os.Geteuid() == 0, o.timeout, o.ioUring)
 	opts.Debug = *debug
-	server, err := fs.Mount(mountpoint, root, opts)
+	server, err := mountFloor(mountpoint, root, opts, o.ioUring)
 	if err != nil {
 		return fmt.Errorf("floor: mount %s: %w", mountpoint, err)
 	}

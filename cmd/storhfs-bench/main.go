@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/storhfs/storhfs/internal/fuseuring"
 )
 
 type config struct {
@@ -33,6 +35,7 @@ type config struct {
 	// with the first ("" for none).
 	variantMode floorMode
 	readOnly    bool // mount with --read-only (no creates then)
+	ioUring     bool // mount (and serve the floor) over io_uring
 	scale       bool // only the scale rows (scale.go)
 	views       bool // measure the hidden views (views.go)
 	onlyViews   bool // measure only those
@@ -68,6 +71,7 @@ func main() {
 	noOpen := flag.Bool("floor-no-open", false, "same as --floor-mode=no-open")
 	variantMode := flag.String("floor-variant", "", "also measure a second floor with this --floor-mode, as its own column")
 	flag.BoolVar(&cfg.readOnly, "read-only", false, "mount with storhfs mount --read-only (requires --create 0)")
+	flag.BoolVar(&cfg.ioUring, "io-uring", false, "mount with storhfs mount --io-uring, and serve the floor over io_uring too (root; turns the fuse module's enable_uring on for the run)")
 	flag.BoolVar(&cfg.scale, "scale", false, "measure only mount readiness and memory after listing everything (scale.go)")
 	flag.BoolVar(&cfg.views, "views", true, "measure .all.ndjson and the index folders (views.go)")
 	flag.BoolVar(&cfg.onlyViews, "only-views", false, "measure only .all.ndjson and the index folders")
@@ -80,6 +84,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "storhfs-bench:", err)
 		os.Exit(1)
 	}
+}
+
+// mountFlags are the storhfs mount flags of the run.
+func (cfg config) mountFlags() []string {
+	var flags []string
+	if cfg.readOnly {
+		flags = append(flags, "--read-only")
+	}
+	if cfg.ioUring {
+		flags = append(flags, "--io-uring")
+	}
+	return flags
 }
 
 // parseFloorModes sets the floor's mode and the variant's from the flags.
@@ -111,6 +127,14 @@ func run(cfg config) (err error) {
 	}
 	if cfg.readOnly && cfg.create > 0 {
 		return fmt.Errorf("--read-only mounts cannot create records: pass --create 0")
+	}
+	if cfg.ioUring {
+		restore, err := fuseuring.TurnOn()
+		if err != nil {
+			return err
+		}
+		defer restore()
+		cfg.floorOpts.ioUring = true
 	}
 	bin, err := filepath.Abs(cfg.bin)
 	if err != nil {
@@ -178,7 +202,7 @@ func run(cfg config) (err error) {
 	defer floor.stop()
 	defer variant.stop()
 	stopOnSignal(&live, &floor, &variant)
-	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint(), cfg.readOnly) }); err != nil {
+	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint(), cfg.mountFlags()) }); err != nil {
 		return err
 	}
 	floorDir := ""
@@ -190,7 +214,7 @@ func run(cfg config) (err error) {
 		floorDir = d.floorMountpoint()
 	}
 	variantDir := ""
-	variantOpts := floorOptions{timeout: cfg.floorOpts.timeout, mode: cfg.variantMode}
+	variantOpts := floorOptions{timeout: cfg.floorOpts.timeout, mode: cfg.variantMode, ioUring: cfg.floorOpts.ioUring}
 	if cfg.floor && cfg.variantMode != "" {
 		logf("loading %s into the variant floor (%s) at %s", d.pagesDir(), cfg.variantMode, d.variantMountpoint())
 		if err := variant.start(func() (*mountProc, error) {
@@ -204,7 +228,7 @@ func run(cfg config) (err error) {
 	if cfg.onlyViews {
 		fmt.Printf("storhfs bench, %s: %d records, views only, median of %d runs, %d CPUs, %s, load %s\n\n",
 			time.Now().UTC().Format("2006-01-02 15:04 MST"), cfg.records, cfg.runs, runtime.NumCPU(), kernelRelease(), loadAverage())
-		return benchViews(r, &live, bin, d, cfg.readOnly)
+		return benchViews(r, &live, bin, d, cfg.mountFlags())
 	}
 	ops := buildOps(d, buckets, lists, floorDir, variantDir)
 	var rows []row
@@ -256,6 +280,9 @@ func run(cfg config) (err error) {
 	if cfg.readOnly {
 		mode = "read-only mount"
 	}
+	if cfg.ioUring {
+		mode += " and floor over io_uring"
+	}
 	fmt.Printf("storhfs bench, %s: %d records, %s, median of %d runs alternating %s, %s, %d CPUs, %s, load %s\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), cfg.records, mode, cfg.runs, sides, caches, runtime.NumCPU(), kernelRelease(), loadAverage())
 	writeTable(os.Stdout, rows)
@@ -276,25 +303,25 @@ func run(cfg config) (err error) {
 	fmt.Println(rssLine("at the end (also after cat, grep, creates)", rssEnd, 0))
 	if cfg.logRecords > 0 {
 		fmt.Println()
-		if err := benchLog(r, &live, bin, d, cfg.readOnly); err != nil {
+		if err := benchLog(r, &live, bin, d, cfg.mountFlags()); err != nil {
 			return err
 		}
 	}
 	if cfg.views {
 		fmt.Println()
-		return benchViews(r, &live, bin, d, cfg.readOnly)
+		return benchViews(r, &live, bin, d, cfg.mountFlags())
 	}
 	return nil
 }
 
 // benchLog reads the log natively and through a fresh mount (so its peak
 // RSS is the log's alone), or says it is not shown yet.
-func benchLog(r *runner, live *liveMount, bin string, d dataset, readOnly bool) error {
+func benchLog(r *runner, live *liveMount, bin string, d dataset, mountFlags []string) error {
 	segments, err := d.segmentFiles()
 	if err != nil {
 		return err
 	}
-	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint(), readOnly) }); err != nil {
+	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint(), mountFlags) }); err != nil {
 		return err
 	}
 	defer live.stop()

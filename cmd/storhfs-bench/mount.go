@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,14 +24,11 @@ type mountProc struct {
 
 const mountReadyTimeout = 30 * time.Second
 
-// startMount runs bin as `mount [--read-only] root mountpoint` and waits
-// for its one "mounted" line on stdout.
-func startMount(bin, root, mountpoint string, readOnly bool) (*mountProc, error) {
-	args := []string{"mount"}
-	if readOnly {
-		args = append(args, "--read-only")
-	}
-	return startServer(exec.Command(bin, append(args, root, mountpoint)...), mountpoint)
+// startMount runs bin as `mount FLAGS... root mountpoint` and waits for
+// its one "mounted" line on stdout.
+func startMount(bin, root, mountpoint string, flags []string) (*mountProc, error) {
+	args := slices.Concat([]string{"mount"}, flags, []string{root, mountpoint})
+	return startServer(exec.Command(bin, args...), mountpoint)
 }
 
 // startServer starts cmd, a process that mounts at mountpoint, serves it

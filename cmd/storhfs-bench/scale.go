@@ -38,7 +38,7 @@ func runScale(bin string, d dataset, runs int) error {
 	var ready []time.Duration
 	for range runs {
 		start := time.Now()
-		m, err := startMount(bin, d.root(), d.mountpoint(), false)
+		m, err := startMount(bin, d.root(), d.mountpoint(), nil)
 		if err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func runScale(bin string, d dataset, runs int) error {
 // kernel forget its inodes, and reads the mount's RSS along the way.
 func measureListing(bin string, d dataset) (scaleRun, error) {
 	var r scaleRun
-	m, err := startMount(bin, d.root(), d.mountpoint(), false)
+	m, err := startMount(bin, d.root(), d.mountpoint(), nil)
 	if err != nil {
 		return r, err
 	}

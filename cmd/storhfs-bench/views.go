@@ -55,12 +55,12 @@ func ensureViewIndex(d dataset) error {
 
 // benchViews remounts, measures the view rows and prints them with the
 // RSS growth.
-func benchViews(r *runner, live *liveMount, bin string, d dataset, readOnly bool) error {
+func benchViews(r *runner, live *liveMount, bin string, d dataset, mountFlags []string) error {
 	live.stop()
 	if err := ensureViewIndex(d); err != nil {
 		return fmt.Errorf("index %s: %w", viewIndexField, err)
 	}
-	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint(), readOnly) }); err != nil {
+	if err := live.start(func() (*mountProc, error) { return startMount(bin, d.root(), d.mountpoint(), mountFlags) }); err != nil {
 		return err
 	}
 	defer live.stop()

@@ -33,6 +33,19 @@ func Enabled() (bool, error) {
 	return true, nil
 }
 
+// TurnOn turns the fuse module's io_uring switch on (root), for a test or
+// benchmark run, and returns what puts it back as it was.
+func TurnOn() (restore func(), err error) {
+	old, err := os.ReadFile(enableParam)
+	if err != nil {
+		return nil, fmt.Errorf("this kernel has no FUSE over io_uring (Linux 6.14+, CONFIG_FUSE_IO_URING): %w", err)
+	}
+	if err := os.WriteFile(enableParam, []byte("Y"), 0); err != nil {
+		return nil, fmt.Errorf("turn FUSE over io_uring on: %w", err)
+	}
+	return func() { os.WriteFile(enableParam, old, 0) }, nil
+}
+
 // DevFuseFds lists this process's descriptors open on /dev/fuse. A mount
 // compares the lists before and after go-fuse opened its own, to learn
 // which one is its connection's.
