@@ -18,7 +18,7 @@ help:
 	@echo "make build            build $(BIN)"
 	@echo "make run [ROOT=dir]   mount ROOT (default: a generated demo root in ./$(DEMO_ROOT)) at ./$(MNT); Ctrl-C unmounts"
 	@echo "make test             go vet, unit tests (race detector on core and fusefs), integration tests (real mounts, over /dev/fuse and over io_uring)"
-	@echo "make bench [BENCH_DATA=dir]  mount vs data dir at 100k records (as root; data cached in BENCH_DATA)"
+	@echo "make bench [BENCH_DATA=dir] [BENCH_FLAGS=--io-uring]  mount vs data dir at 100k records (as root; data cached in BENCH_DATA)"
 	@echo "make bench-engines [BENCH_ENGINES_FLAGS=--quick]  core engines vs PHP storh side by side (needs ../shared/oracle); exits 1 if a row is slower than PHP"
 	@echo "make difftest [SEQS=n] [SEED=s]  n random op sequences per engine (seeds s..s+n-1), replayed by PHP (../shared/oracle) and by our engines"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=dir]  binary, mount(8) helper link, man page, completions, systemd unit"
@@ -51,15 +51,15 @@ test: vet
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e '/core/' -e '/fusefs$$' -e '/integration$$' -e '/internal/fuseuring$$')
 	$(GO) test -count=1 -timeout 10m ./integration/...
 	# Again with every mount serving over io_uring (--io-uring), where the kernel has it.
-	@if [ -e /sys/module/fuse/parameters/enable_uring ]; then \
+	@if [ -e /sys/module/fuse/parameters/enable_uring ] && [ "$$(id -u)" = 0 ]; then \
 		echo "STORHFS_TEST_IO_URING=1 $(GO) test -count=1 -timeout 10m ./integration/..."; \
 		STORHFS_TEST_IO_URING=1 $(GO) test -count=1 -timeout 10m ./integration/...; \
 	else \
-		echo "no io_uring pass: this kernel has no FUSE over io_uring (/sys/module/fuse/parameters/enable_uring)"; \
+		echo "no io_uring pass: needs root and a kernel with FUSE over io_uring (/sys/module/fuse/parameters/enable_uring)"; \
 	fi
 
 bench: build
-	$(GO) run ./cmd/storhfs-bench --bin $(BIN) --records 100000 --create 10000 --log-records 500000 --runs 3 --data $(BENCH_DATA)
+	$(GO) run ./cmd/storhfs-bench --bin $(BIN) --records 100000 --create 10000 --log-records 500000 --runs 3 --data $(BENCH_DATA) $(BENCH_FLAGS)
 
 # Diverging cases are kept under $${TMPDIR:-/tmp}/storhfs-difftest with the command that replays them.
 difftest:

@@ -169,22 +169,15 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	}()
 	// go-fuse's WaitMount opens a file of the mount, which an io_uring
 	// connection serves only once its queues are registered.
-	uringStarted := make(chan error, 1)
 	if cfg.IOUring {
-		go func() {
-			var err error
-			mt.uring, err = fuseuring.Attach(mountpoint, rawFS, &opts.MountOptions, devFds, logger)
-			uringStarted <- err
-		}()
-	} else {
-		uringStarted <- nil
+		mt.uring, err = fuseuring.Attach(mountpoint, rawFS, &opts.MountOptions, devFds, logger)
 	}
-	err = server.WaitMount()
-	if uerr := <-uringStarted; uerr != nil {
-		err = uerr
+	if err == nil {
+		err = server.WaitMount()
 	}
 	if err != nil {
 		server.Unmount()
+		mt.awaitUring()
 		state.closeAll()
 		return nil, err
 	}

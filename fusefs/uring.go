@@ -3,8 +3,10 @@ package fusefs
 import "time"
 
 // uringExitWait bounds how long an ended mount waits for its io_uring
-// threads to hand back their last answers.
-const uringExitWait = 5 * time.Second
+// threads to finish the requests they hold: the kernel ends those at
+// unmount without waiting for them, but the stores must outlive them (a
+// commit may wait commitWait for a collection lock).
+const uringExitWait = commitWait + 5*time.Second
 
 // awaitUring waits, bounded, for the io_uring threads to end after the
 // connection did.

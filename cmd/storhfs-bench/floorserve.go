@@ -108,14 +108,9 @@ func mountFloor(mountpoint string, root fs.InodeEmbedder, opts *fs.Options, ioUr
 		return nil, err
 	}
 	go server.Serve()
-	attached := make(chan error, 1)
-	go func() {
-		_, err := fuseuring.Attach(mountpoint, rawFS, &opts.MountOptions, devFds, log.New(os.Stderr, "floor: ", log.LstdFlags))
-		attached <- err
-	}()
-	err = server.WaitMount()
-	if aerr := <-attached; aerr != nil {
-		err = aerr
+	_, err = fuseuring.Attach(mountpoint, rawFS, &opts.MountOptions, devFds, log.New(os.Stderr, "floor: ", log.LstdFlags))
+	if err == nil {
+		err = server.WaitMount()
 	}
 	if err != nil {
 		server.Unmount()

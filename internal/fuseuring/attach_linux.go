@@ -3,6 +3,7 @@ package fuseuring
 import (
 	"fmt"
 	"log"
+	"path/filepath"
 	"unsafe"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -13,10 +14,11 @@ import (
 // Attach serves a go-fuse mount's requests over io_uring. Its caller
 // asked for it in FUSE_INIT (MountOptions.ExtraCapabilities with
 // fuse.CAP_OVER_IO_URING), listed the process's /dev/fuse descriptors
-// (devFds, DevFuseFds) before fuse.NewServer opened the mount's, and
-// calls Attach once that server serves, before its WaitMount: WaitMount
-// opens a file of the mount, which the kernel answers only once the
-// queues are registered.
+// (devFds, DevFuseFds) before fuse.NewServer opened the mount's (so no
+// other mount of the process may open or close one meanwhile), and calls
+// Attach once that server serves, before its WaitMount: WaitMount opens a
+// file of the mount, which the kernel answers only once the queues are
+// registered. On failure the caller unmounts.
 //
 // A fuse.ProtocolServer answers the requests with rawFS, the file system
 // the go-fuse server has; that server keeps serving /dev/fuse (FORGET,
@@ -26,8 +28,8 @@ import (
 func Attach(mountpoint string, rawFS fuse.RawFileSystem, opts *fuse.MountOptions, devFds map[int]bool, logger *log.Logger) (*Transport, error) {
 	abort := func(why error) {
 		logger.Printf("io_uring: %v; aborting the connection", why)
-		if minor, err := fusectl.MinorOf(mountpoint); err == nil {
-			fusectl.Abort(minor)
+		if err := abortMount(mountpoint); err != nil {
+			logger.Printf("io_uring: abort %s: %v", mountpoint, err)
 		}
 	}
 	dev, err := newDevFuseFd(devFds)
@@ -47,6 +49,28 @@ func Attach(mountpoint string, rawFS fuse.RawFileSystem, opts *fuse.MountOptions
 		return nil, fmt.Errorf("io_uring: %w", err)
 	}
 	return t, nil
+}
+
+// abortMount aborts the FUSE connection mounted at mountpoint, found in
+// mountinfo (under its real path: the mountpoint's parent may be reached
+// through a symlink; the mount itself is not looked at, it would not
+// answer).
+func abortMount(mountpoint string) error {
+	entries, err := fusectl.Mounts()
+	if err != nil {
+		return err
+	}
+	e, ok := fusectl.Lookup(entries, mountpoint)
+	if !ok {
+		parent, err := filepath.EvalSymlinks(filepath.Dir(mountpoint))
+		if err != nil {
+			return err
+		}
+		if e, ok = fusectl.Lookup(entries, filepath.Join(parent, filepath.Base(mountpoint))); !ok {
+			return fusectl.ErrNotMounted
+		}
+	}
+	return fusectl.Abort(e.Minor)
 }
 
 // newDevFuseFd is the /dev/fuse descriptor go-fuse opened for this mount:

@@ -14,7 +14,7 @@ import (
 type entry struct {
 	header   []byte
 	payload  []byte
-	spare    []byte // a reply's payload while the request's is still read
+	spare    []byte // a reply's payload while the request's is still read (Go heap)
 	iov      *[2]unix.Iovec
 	iovBytes []byte
 }
@@ -43,7 +43,7 @@ func mapAnon(n int) ([]byte, error) {
 }
 
 func (e *entry) free() {
-	for _, b := range [][]byte{e.header, e.payload, e.spare, e.iovBytes} {
+	for _, b := range [][]byte{e.header, e.payload, e.iovBytes} {
 		if b != nil {
 			unix.Munmap(b)
 		}
@@ -51,14 +51,10 @@ func (e *entry) free() {
 }
 
 // scratch is a buffer as large as the payload, for replies to requests
-// that carry a payload of their own.
+// that carry a payload of their own (the kernel never sees it).
 func (e *entry) scratch() []byte {
 	if e.spare == nil {
-		b, err := mapAnon(len(e.payload))
-		if err != nil {
-			b = make([]byte, len(e.payload))
-		}
-		e.spare = b
+		e.spare = make([]byte, len(e.payload))
 	}
 	return e.spare
 }

@@ -120,11 +120,17 @@ func (r *ring) push() { atomic.AddUint32(r.sqTail, 1) }
 
 // submit hands what was pushed to the kernel without waiting.
 func (r *ring) submit() error {
-	pending := atomic.LoadUint32(r.sqTail) - atomic.LoadUint32(r.sqHead)
-	if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(pending), 0, 0, 0, 0); errno != 0 {
+	for {
+		pending := atomic.LoadUint32(r.sqTail) - atomic.LoadUint32(r.sqHead)
+		_, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(pending), 0, 0, 0, 0)
+		switch errno {
+		case 0:
+			return nil
+		case unix.EINTR:
+			continue
+		}
 		return fmt.Errorf("io_uring_enter: %w", errno)
 	}
-	return nil
 }
 
 // wait submits what was pushed and not yet taken by the kernel, and

@@ -46,8 +46,12 @@ const (
 	// registered before they are needed: the kernel hands a request that
 	// found no free entry only to an entry that commits, not to one
 	// registered later.
+	// Threads never retire: the kernel has no way to take an entry back,
+	// and it hands requests to every entry it has.
 	spareThreads       = 2
-	maxThreadsPerQueue = 256
+	maxThreadsPerQueue = 128
+	// maxThreads bounds them all, below the Go runtime's 10000.
+	maxThreads = 4096
 	// initWait bounds the wait for go-fuse to answer FUSE_INIT.
 	initWait = 10 * time.Second
 )
@@ -72,6 +76,7 @@ type Transport struct {
 	log         *log.Logger
 	payloadSize int
 	onFail      func(error)
+	running     atomic.Int32 // threads, all queues
 	threads     sync.WaitGroup
 	done        chan struct{}
 }
@@ -129,8 +134,9 @@ func (t *Transport) Done() <-chan struct{} { return t.done }
 // grow starts one more thread on q and returns once its entry is
 // registered (or failed to be).
 func (q *queue) grow() error {
-	if q.threads.Add(1) > maxThreadsPerQueue {
+	if q.threads.Add(1) > maxThreadsPerQueue || q.t.running.Add(1) > maxThreads {
 		q.threads.Add(-1)
+		q.t.running.Add(-1)
 		return nil
 	}
 	registered := make(chan error, 1)
@@ -138,6 +144,7 @@ func (q *queue) grow() error {
 	go func() {
 		defer q.t.threads.Done()
 		defer q.threads.Add(-1)
+		defer q.t.running.Add(-1)
 		q.serve(registered)
 	}()
 	return <-registered
@@ -156,20 +163,31 @@ func (q *queue) serve(registered chan<- error) {
 		registered <- fmt.Errorf("queue %d: %w", q.qid, err)
 		return
 	}
-	defer r.close()
 	e, err := newEntry(q.t.payloadSize)
 	if err != nil {
+		r.close()
 		registered <- fmt.Errorf("queue %d: %w", q.qid, err)
 		return
 	}
-	defer e.free()
-	if err := q.register(r, e); err != nil {
+	// The entry's buffers are unmapped only once the kernel has ended its
+	// command (a completion with an error): it keeps their addresses, and
+	// writes a request into them whenever a command is in flight.
+	inFlight := false
+	defer func() {
+		r.close()
+		if !inFlight {
+			e.free()
+		}
+	}()
+	cmd := e.register(q)
+	if err := q.register(r, cmd); err != nil {
 		registered <- fmt.Errorf("queue %d: register: %w", q.qid, err)
 		return
 	}
+	inFlight = true
 	q.idle.Add(1)
 	registered <- nil
-	cmd := e.register(q)
+	deadline := time.Now().Add(initWait)
 	for {
 		if err := r.wait(); err != nil {
 			q.t.fail(fmt.Errorf("queue %d: %w", q.qid, err))
@@ -177,15 +195,25 @@ func (q *queue) serve(registered chan<- error) {
 		}
 		_, res, _ := r.reap()
 		switch {
-		case res == -int32(unix.EINTR) || res == -int32(unix.EAGAIN):
+		case res == -int32(unix.EAGAIN) && !deadline.IsZero() && time.Now().Before(deadline):
+			// A registration before go-fuse answered FUSE_INIT (the kernel
+			// refuses it through its worker threads, so it comes back
+			// late): try again shortly.
+			time.Sleep(time.Millisecond)
+			cmd(r)
+			continue
+		case res == -int32(unix.EINTR) || (res == -int32(unix.EAGAIN) && deadline.IsZero()):
 			cmd(r) // not taken: send it again
 			continue
 		case res == -int32(unix.ENOTCONN) || res == -int32(unix.ENODEV) || res == -int32(unix.ECONNABORTED):
+			inFlight = false
 			return // unmounted or aborted
 		case res < 0:
+			inFlight = false
 			q.t.fail(fmt.Errorf("queue %d: %w", q.qid, unix.Errno(-res)))
 			return
 		}
+		deadline = time.Time{} // registered
 		if q.idle.Add(-1) < spareThreads {
 			if err := q.grow(); err != nil {
 				q.t.log.Printf("io_uring queue %d: another thread: %v", q.qid, err)
@@ -198,26 +226,20 @@ func (q *queue) serve(registered chan<- error) {
 	}
 }
 
-// register registers e on q through r. Until the kernel has the answer to
-// FUSE_INIT it refuses with EAGAIN (a mount starts its queues while go-fuse
-// answers INIT); a refusal completes at once, an accepted registration
-// with the first request.
-func (q *queue) register(r *ring, e *entry) error {
-	deadline := time.Now().Add(initWait)
-	for {
-		e.register(q)(r)
-		if err := r.submit(); err != nil {
-			return err
-		}
-		if res, done := r.peek(); !done || res >= 0 {
-			return nil // in flight, or already holding its first request
-		}
-		_, res, _ := r.reap()
-		if res != -int32(unix.EAGAIN) || time.Now().After(deadline) {
-			return unix.Errno(-res)
-		}
-		time.Sleep(time.Millisecond)
+// register puts the registration cmd in r. A registration refused at
+// once (a bad queue, io_uring off) fails here; one refused with EAGAIN
+// before go-fuse answered FUSE_INIT comes back later, through the
+// kernel's worker threads, and serve repeats it.
+func (q *queue) register(r *ring, cmd command) error {
+	cmd(r)
+	if err := r.submit(); err != nil {
+		return err
 	}
+	if res, done := r.peek(); done && res < 0 && res != -int32(unix.EAGAIN) {
+		r.reap()
+		return unix.Errno(-res)
+	}
+	return nil
 }
 
 // fail reports a thread that stopped while the connection lives. Its
@@ -270,12 +292,26 @@ func possibleCPUs() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("possible CPUs: %w", err)
 	}
-	s := strings.TrimSpace(string(b))
-	n, err := strconv.Atoi(s[strings.LastIndexAny(s, "-,")+1:])
-	if err != nil {
-		return 0, fmt.Errorf("possible CPUs %q: %w", s, err)
+	return countCPUs(strings.TrimSpace(string(b)))
+}
+
+// countCPUs counts the CPUs of a kernel CPU list ("0-3,8-11"): the kernel
+// makes as many queues (num_possible_cpus), numbered from 0.
+func countCPUs(list string) (int, error) {
+	n := 0
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		first, err := strconv.Atoi(lo)
+		last := first
+		if err == nil && isRange {
+			last, err = strconv.Atoi(hi)
+		}
+		if err != nil || last < first {
+			return 0, fmt.Errorf("CPU list %q: bad part %q", list, part)
+		}
+		n += last - first + 1
 	}
-	return n + 1, nil
+	return n, nil
 }
 
 func roundUp(n, to int) int { return (n + to - 1) / to * to }

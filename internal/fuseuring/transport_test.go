@@ -187,4 +187,14 @@ func TestPossibleCPUs(t *testing.T) {
 	if err != nil || n < 1 {
 		t.Fatalf("possibleCPUs: %d, %v", n, err)
 	}
+	for list, want := range map[string]int{"0": 1, "0-1": 2, "0-3,8-11": 8, "0,2,4": 3} {
+		if n, err := countCPUs(list); err != nil || n != want {
+			t.Errorf("countCPUs(%q) = %d, %v; want %d", list, n, err, want)
+		}
+	}
+	for _, bad := range []string{"", "a", "3-1", "0-", "-1"} {
+		if n, err := countCPUs(bad); err == nil {
+			t.Errorf("countCPUs(%q) = %d, want an error", bad, n)
+		}
+	}
 }
