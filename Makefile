@@ -51,11 +51,11 @@ test: vet
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e '/core/' -e '/fusefs$$' -e '/integration$$' -e '/internal/fuseuring$$')
 	$(GO) test -count=1 -timeout 10m ./integration/...
 	# Again with every mount serving over io_uring (--io-uring), where the kernel has it.
-	@if [ -e /sys/module/fuse/parameters/enable_uring ] && [ "$$(id -u)" = 0 ]; then \
+	@if [ -w /sys/module/fuse/parameters/enable_uring ]; then \
 		echo "STORHFS_TEST_IO_URING=1 $(GO) test -count=1 -timeout 10m ./integration/..."; \
 		STORHFS_TEST_IO_URING=1 $(GO) test -count=1 -timeout 10m ./integration/...; \
 	else \
-		echo "no io_uring pass: needs root and a kernel with FUSE over io_uring (/sys/module/fuse/parameters/enable_uring)"; \
+		echo "no io_uring pass: needs a kernel with FUSE over io_uring and its switch writable (root): /sys/module/fuse/parameters/enable_uring"; \
 	fi
 
 bench: build

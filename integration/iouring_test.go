@@ -49,7 +49,7 @@ func TestIOUringMount(t *testing.T) {
 	root := demoRoot(t, 5)
 
 	if err := os.WriteFile(enableURingSwitch, []byte("N"), 0); err != nil {
-		t.Fatal(err)
+		t.Skipf("cannot set the kernel's FUSE io_uring switch here: %v", err)
 	}
 	dir := t.TempDir()
 	out, err := run("", storhfsBin, "mount", "--io-uring", root, dir)

@@ -239,8 +239,8 @@ func checkMountpoint(mountpoint string) error {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("mountpoint %s does not exist", mountpoint)
-	case errors.Is(err, syscall.ENOTCONN):
-		return coded(exitAlreadyMounted, fmt.Errorf("mountpoint %s is a dead FUSE mount (transport endpoint is not connected); run: fusermount3 -u %s", mountpoint, mountpoint))
+	case errors.Is(err, syscall.ENOTCONN), errors.Is(err, syscall.ECONNABORTED): // ECONNABORTED: a dead server that served over io_uring
+		return coded(exitAlreadyMounted, fmt.Errorf("mountpoint %s is a dead FUSE mount (%v); run: storhfs unmount --force %s", mountpoint, errors.Unwrap(err), mountpoint))
 	case err != nil:
 		return fmt.Errorf("mountpoint %s: %w", mountpoint, err)
 	case !fi.IsDir():
