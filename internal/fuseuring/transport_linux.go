@@ -45,9 +45,8 @@ const (
 	// same queue is served) leaves the queue readers. Spare threads are
 	// registered before they are needed: the kernel hands a request that
 	// found no free entry only to an entry that commits, not to one
-	// registered later.
-	// Threads never retire: the kernel has no way to take an entry back,
-	// and it hands requests to every entry it has.
+	// registered later. Threads never retire: the kernel has no way to
+	// take an entry back, and it hands requests to every entry it has.
 	spareThreads       = 2
 	maxThreadsPerQueue = 128
 	// maxThreads bounds them all, below the Go runtime's 10000.
@@ -90,8 +89,9 @@ type queue struct {
 
 // Start registers threads on every CPU queue of the connection behind
 // devFd, whose FUSE_INIT reply carries FUSE_OVER_IO_URING and sets
-// maxWrite; it may be called before that reply is sent, and waits for it.
-// From that reply on the kernel holds every request until each queue has
+// maxWrite. It may be called before that reply is sent: the registrations
+// the kernel refuses until then are repeated, for initWait at most. From
+// that reply on the kernel holds every request until each queue has
 // an entry, and then sends them over io_uring: if Start fails, the caller
 // must abort the connection, or its users wait forever.
 //
