@@ -3,7 +3,10 @@ package fuseuring
 import (
 	"fmt"
 	"log"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -14,8 +17,7 @@ import (
 // Attach serves a go-fuse mount's requests over io_uring. Its caller
 // asked for it in FUSE_INIT (MountOptions.ExtraCapabilities with
 // fuse.CAP_OVER_IO_URING), listed the process's /dev/fuse descriptors
-// (devFds, DevFuseFds) before fuse.NewServer opened the mount's (so no
-// other mount of the process may open or close one meanwhile), and calls
+// (devFds, DevFuseFds) before fuse.NewServer opened the mount's, and calls
 // Attach once that server serves, before its WaitMount: WaitMount opens a
 // file of the mount, which the kernel answers only once the queues are
 // registered. On failure the caller unmounts.
@@ -32,7 +34,7 @@ func Attach(mountpoint string, rawFS fuse.RawFileSystem, opts *fuse.MountOptions
 			logger.Printf("io_uring: abort %s: %v", mountpoint, err)
 		}
 	}
-	dev, err := newDevFuseFd(devFds)
+	dev, err := mountDevFd(mountpoint, devFds)
 	if err != nil {
 		abort(err)
 		return nil, err
@@ -51,45 +53,89 @@ func Attach(mountpoint string, rawFS fuse.RawFileSystem, opts *fuse.MountOptions
 	return t, nil
 }
 
-// abortMount aborts the FUSE connection mounted at mountpoint, found in
-// mountinfo (under its real path: the mountpoint's parent may be reached
-// through a symlink; the mount itself is not looked at, it would not
-// answer).
+// abortMount aborts the FUSE connection mounted at mountpoint.
 func abortMount(mountpoint string) error {
-	entries, err := fusectl.Mounts()
+	minor, err := mountMinor(mountpoint)
 	if err != nil {
 		return err
+	}
+	return fusectl.Abort(minor)
+}
+
+// mountMinor is the connection (device minor) of the FUSE mount at
+// mountpoint, from mountinfo, under its real path: the mountpoint's
+// parent may be reached through a symlink; the mount itself is not looked
+// at, it would not answer.
+func mountMinor(mountpoint string) (uint32, error) {
+	entries, err := fusectl.Mounts()
+	if err != nil {
+		return 0, err
 	}
 	e, ok := fusectl.Lookup(entries, mountpoint)
 	if !ok {
 		parent, err := filepath.EvalSymlinks(filepath.Dir(mountpoint))
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if e, ok = fusectl.Lookup(entries, filepath.Join(parent, filepath.Base(mountpoint))); !ok {
-			return fusectl.ErrNotMounted
+			return 0, fmt.Errorf("%s: %w", mountpoint, fusectl.ErrNotMounted)
 		}
 	}
-	return fusectl.Abort(e.Minor)
+	return e.Minor, nil
 }
 
-// newDevFuseFd is the /dev/fuse descriptor go-fuse opened for this mount:
-// the one not among devFds.
-func newDevFuseFd(devFds map[int]bool) (int, error) {
+// mountDevFd is a /dev/fuse descriptor of the connection mounted at
+// mountpoint: the one whose fdinfo names that connection (Linux shows
+// fuse_connection there), or else the one go-fuse opened, not among
+// devFds (then no other mount of the process may have opened or closed
+// one meanwhile).
+func mountDevFd(mountpoint string, devFds map[int]bool) (int, error) {
+	minor, err := mountMinor(mountpoint)
+	if err != nil {
+		return 0, err
+	}
 	now, err := DevFuseFds()
 	if err != nil {
 		return 0, err
 	}
 	var fresh []int
+	named := false
 	for fd := range now {
+		if conn, ok := fdConnection(fd); ok {
+			if conn == minor {
+				return fd, nil
+			}
+			named = true
+		}
 		if !devFds[fd] {
 			fresh = append(fresh, fd)
 		}
 	}
-	if len(fresh) != 1 {
-		return 0, fmt.Errorf("cannot tell this mount's /dev/fuse descriptor: %d new ones", len(fresh))
+	if named || len(fresh) != 1 {
+		return 0, fmt.Errorf("no /dev/fuse descriptor of connection %d among %d (%d new)", minor, len(now), len(fresh))
 	}
 	return fresh[0], nil
+}
+
+// fdConnection reads the FUSE connection of /dev/fuse descriptor fd from
+// its fdinfo.
+func fdConnection(fd int) (uint32, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", fd))
+	if err != nil {
+		return 0, false
+	}
+	return parseFdConnection(string(b))
+}
+
+// parseFdConnection finds "fuse_connection:\tN" in an fdinfo text.
+func parseFdConnection(fdinfo string) (uint32, bool) {
+	for _, line := range strings.Split(fdinfo, "\n") {
+		if v, ok := strings.CutPrefix(line, "fuse_connection:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
+			return uint32(n), err == nil
+		}
+	}
+	return 0, false
 }
 
 // primeProtocolServer gives ps a FUSE_INIT, as the kernel sends only one

@@ -46,9 +46,10 @@ func TurnOn() (restore func(), err error) {
 	return func() { os.WriteFile(enableParam, old, 0) }, nil
 }
 
-// DevFuseFds lists this process's descriptors open on /dev/fuse. A mount
-// compares the lists before and after go-fuse opened its own, to learn
-// which one is its connection's.
+// DevFuseFds lists this process's descriptors open on /dev/fuse. Where
+// the kernel does not name a descriptor's connection in its fdinfo, a
+// mount compares the lists before and after go-fuse opened its own, to
+// learn which one is its connection's (mountDevFd).
 func DevFuseFds() (map[int]bool, error) {
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {

@@ -198,3 +198,15 @@ func TestPossibleCPUs(t *testing.T) {
 		}
 	}
 }
+
+func TestParseFdConnection(t *testing.T) {
+	fdinfo := "pos:\t0\nflags:\t0100002\nmnt_id:\t24\nino:\t90\nfuse_connection:\t40\n"
+	if conn, ok := parseFdConnection(fdinfo); !ok || conn != 40 {
+		t.Errorf("parseFdConnection: %d, %v; want 40", conn, ok)
+	}
+	for _, text := range []string{"pos:\t0\nflags:\t02\n", "fuse_connection:\tx\n", ""} {
+		if conn, ok := parseFdConnection(text); ok {
+			t.Errorf("parseFdConnection(%q) = %d, want none", text, conn)
+		}
+	}
+}
