@@ -103,7 +103,7 @@ type Mounted struct {
 	poller     *poller              // on shared storage (Config.SharedStorage)
 	mode       string               // what Mode reports
 	directly   bool                 // mounted with mount(2) (root), not fusermount
-	served     chan struct{}        // closed once the kernel connection is gone
+	served     <-chan struct{}      // closed once the kernel connection is gone
 	uring      *fuseuring.Transport // with Config.IOUring
 	conn       fusectl.Connection   // the connection in fusectl, when hasConn
 	hasConn    bool
@@ -136,16 +136,6 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 		}
 	}
 	direct := os.Geteuid() == 0
-	var devFds map[int]bool
-	if cfg.IOUring {
-		if _, err := fuseuring.Enabled(); err != nil {
-			return nil, err
-		}
-		var err error
-		if devFds, err = fuseuring.DevFuseFds(); err != nil {
-			return nil, err
-		}
-	}
 	opts := fuseopts.Options(fuseopts.Settings{
 		FsName: cfg.FsName, AllowOther: cfg.AllowOther || cfg.AllowRoot, Debug: cfg.Debug, ReadOnly: cfg.ReadOnly,
 		Logger: fuseLog, Direct: direct, DefaultPermissions: cfg.DefaultPermissions || cfg.AllowOther,
@@ -157,26 +147,10 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	if cfg.AllowRoot {
 		rawFS = &rootAndOwnerFS{RawFileSystem: rawFS, owner: uint32(os.Getuid())}
 	}
-	server, err := fuse.NewServer(rawFS, mountpoint, &opts.MountOptions)
+	mt := &Mounted{Mountpoint: mountpoint, state: state, gate: gate, directly: direct}
+	var err error
+	mt.server, mt.uring, mt.served, err = fuseuring.Mount(mountpoint, rawFS, &opts.MountOptions, cfg.IOUring, logger)
 	if err != nil {
-		state.closeAll()
-		return nil, err
-	}
-	mt := &Mounted{Mountpoint: mountpoint, server: server, state: state, gate: gate, directly: direct, served: make(chan struct{})}
-	go func() {
-		server.Serve()
-		close(mt.served)
-	}()
-	// go-fuse's WaitMount opens a file of the mount, which an io_uring
-	// connection serves only once its queues are registered.
-	if cfg.IOUring {
-		mt.uring, err = fuseuring.Attach(mountpoint, rawFS, &opts.MountOptions, devFds, logger)
-	}
-	if err == nil {
-		err = server.WaitMount()
-	}
-	if err != nil {
-		server.Unmount()
 		mt.awaitUring()
 		state.closeAll()
 		return nil, err

@@ -15,9 +15,6 @@ import (
 // transport too (make test runs it both ways).
 var ioUring = os.Getenv("STORHFS_TEST_IO_URING") == "1"
 
-// enableURingSwitch is the fuse module's switch for FUSE over io_uring.
-const enableURingSwitch = "/sys/module/fuse/parameters/enable_uring"
-
 // useIOUring turns the kernel's FUSE io_uring switch on for an io_uring
 // run and returns what puts it back.
 func useIOUring() (restore func(), err error) {
@@ -38,17 +35,17 @@ func useIOUring() (restore func(), err error) {
 // runs over io_uring as well.)
 func TestIOUringMount(t *testing.T) {
 	requireFuse(t)
-	if _, err := os.Stat(enableURingSwitch); err != nil || os.Geteuid() != 0 {
-		t.Skipf("needs root and FUSE over io_uring (Linux 6.14+, %s): %v", enableURingSwitch, err)
+	if _, err := os.Stat(fuseuring.EnableParam); err != nil || os.Geteuid() != 0 {
+		t.Skipf("needs root and FUSE over io_uring (Linux 6.14+, %s): %v", fuseuring.EnableParam, err)
 	}
-	old, err := os.ReadFile(enableURingSwitch)
+	old, err := os.ReadFile(fuseuring.EnableParam)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.WriteFile(enableURingSwitch, old, 0) })
+	t.Cleanup(func() { os.WriteFile(fuseuring.EnableParam, old, 0) })
 	root := demoRoot(t, 5)
 
-	if err := os.WriteFile(enableURingSwitch, []byte("N"), 0); err != nil {
+	if err := os.WriteFile(fuseuring.EnableParam, []byte("N"), 0); err != nil {
 		t.Skipf("cannot set the kernel's FUSE io_uring switch here: %v", err)
 	}
 	dir := t.TempDir()
@@ -60,7 +57,7 @@ func TestIOUringMount(t *testing.T) {
 		t.Fatalf("%s is mounted after the refused mount", dir)
 	}
 
-	if err := os.WriteFile(enableURingSwitch, []byte("Y"), 0); err != nil {
+	if err := os.WriteFile(fuseuring.EnableParam, []byte("Y"), 0); err != nil {
 		t.Fatal(err)
 	}
 	m := startMount(t, root, "--io-uring")

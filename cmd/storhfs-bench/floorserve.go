@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fs"
-	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/storhfs/storhfs/internal/fuseuring"
 )
@@ -92,33 +91,6 @@ func (o floorOptions) String() string {
 	return strings.Join(diffs, ", ")
 }
 
-// mountFloor mounts root as fs.Mount does, over io_uring when asked (in
-// the order fuseuring.Attach needs, as fusefs.Mount does).
-func mountFloor(mountpoint string, root fs.InodeEmbedder, opts *fs.Options, ioUring bool) (*fuse.Server, error) {
-	if !ioUring {
-		return fs.Mount(mountpoint, root, opts)
-	}
-	devFds, err := fuseuring.DevFuseFds()
-	if err != nil {
-		return nil, err
-	}
-	rawFS := fs.NewNodeFS(root, opts)
-	server, err := fuse.NewServer(rawFS, mountpoint, &opts.MountOptions)
-	if err != nil {
-		return nil, err
-	}
-	go server.Serve()
-	_, err = fuseuring.Attach(mountpoint, rawFS, &opts.MountOptions, devFds, log.New(os.Stderr, "floor: ", log.LstdFlags))
-	if err == nil {
-		err = server.WaitMount()
-	}
-	if err != nil {
-		server.Unmount()
-		return nil, err
-	}
-	return server, nil
-}
-
 // startFloor runs the bench binary self as the floor server of the
 // collection in collectionDir at mountpoint and waits until it is mounted.
 // The server gets SIGTERM if the bench process dies.
@@ -164,12 +136,11 @@ func runFloorServer(args []string, stdout io.Writer) error {
 	root := &floorDir{tree: tree, mode: o.mode}
 	opts := floorMountOptions(os.Geteuid() == 0, o.timeout, o.ioUring)
 	opts.Debug = *debug
-	server, err := mountFloor(mountpoint, root, opts, o.ioUring)
+	rawFS := fs.NewNodeFS(root, opts)
+	server, _, served, err := fuseuring.Mount(mountpoint, rawFS, &opts.MountOptions, o.ioUring, log.New(os.Stderr, "floor: ", log.LstdFlags))
 	if err != nil {
 		return fmt.Errorf("floor: mount %s: %w", mountpoint, err)
 	}
-	served := make(chan struct{})
-	go func() { server.Wait(); close(served) }()
 	fmt.Fprintf(stdout, "floor mounted at %s: %d files, %d bytes from %s\n",
 		mountpoint, len(tree.files), tree.totalBytes(), collectionDir)
 	select {

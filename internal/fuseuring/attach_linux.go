@@ -157,3 +157,43 @@ const (
 	opInit          = 26      // FUSE_INIT
 	defaultMaxWrite = 1 << 17 // go-fuse's MountOptions.MaxWrite when 0
 )
+
+// Mount mounts rawFS at mountpoint through go-fuse (fuse.NewServer) and
+// serves it in the background: over io_uring when ioURing (opts then ask
+// the kernel for it: fuseopts.Settings.IOUring), else over /dev/fuse. It
+// returns once the mount serves (WaitMount); served is closed when
+// go-fuse's Serve returns, the connection gone. On failure nothing stays
+// mounted, and t, when not nil, are io_uring threads still ending (Done).
+func Mount(mountpoint string, rawFS fuse.RawFileSystem, opts *fuse.MountOptions, ioURing bool, logger *log.Logger) (server *fuse.Server, t *Transport, served <-chan struct{}, err error) {
+	var devFds map[int]bool
+	if ioURing {
+		if _, err := Enabled(); err != nil {
+			return nil, nil, nil, err
+		}
+		if devFds, err = DevFuseFds(); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	server, err = fuse.NewServer(rawFS, mountpoint, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		server.Serve()
+		close(done)
+	}()
+	// go-fuse's WaitMount opens a file of the mount, which an io_uring
+	// connection serves only once its queues are registered.
+	if ioURing {
+		t, err = Attach(mountpoint, rawFS, opts, devFds, logger)
+	}
+	if err == nil {
+		err = server.WaitMount()
+	}
+	if err != nil {
+		server.Unmount()
+		return nil, t, nil, err
+	}
+	return server, t, done, nil
+}

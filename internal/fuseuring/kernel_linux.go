@@ -8,21 +8,21 @@ import (
 	"strconv"
 )
 
-// enableParam is the fuse module's switch for io_uring. It is off unless
+// EnableParam is the fuse module's switch for io_uring. It is off unless
 // an administrator turns it on (echo Y > it, or fuse.enable_uring=1 on
 // the kernel command line); the kernel offers FUSE_OVER_IO_URING in
 // FUSE_INIT only while it is on.
-const enableParam = "/sys/module/fuse/parameters/enable_uring"
+const EnableParam = "/sys/module/fuse/parameters/enable_uring"
 
 // Enabled reports whether the kernel offers FUSE over io_uring to new
 // connections, with the reason when it does not.
 func Enabled() (bool, error) {
-	b, err := os.ReadFile(enableParam)
+	b, err := os.ReadFile(EnableParam)
 	if err != nil {
 		return false, fmt.Errorf("this kernel has no FUSE over io_uring (Linux 6.14+, CONFIG_FUSE_IO_URING): %w", err)
 	}
 	if !bytes.HasPrefix(bytes.TrimSpace(b), []byte("Y")) {
-		return false, fmt.Errorf("FUSE over io_uring is off in this kernel: as root, echo Y > %s", enableParam)
+		return false, fmt.Errorf("FUSE over io_uring is off in this kernel: as root, echo Y > %s", EnableParam)
 	}
 	// io_uring itself may be off (kernel.io_uring_disabled) or filtered.
 	r, err := newRing(1)
@@ -36,14 +36,14 @@ func Enabled() (bool, error) {
 // TurnOn turns the fuse module's io_uring switch on (root), for a test or
 // benchmark run, and returns what puts it back as it was.
 func TurnOn() (restore func(), err error) {
-	old, err := os.ReadFile(enableParam)
+	old, err := os.ReadFile(EnableParam)
 	if err != nil {
 		return nil, fmt.Errorf("this kernel has no FUSE over io_uring (Linux 6.14+, CONFIG_FUSE_IO_URING): %w", err)
 	}
-	if err := os.WriteFile(enableParam, []byte("Y"), 0); err != nil {
+	if err := os.WriteFile(EnableParam, []byte("Y"), 0); err != nil {
 		return nil, fmt.Errorf("turn FUSE over io_uring on: %w", err)
 	}
-	return func() { os.WriteFile(enableParam, old, 0) }, nil
+	return func() { os.WriteFile(EnableParam, old, 0) }, nil
 }
 
 // DevFuseFds lists this process's descriptors open on /dev/fuse. Where
