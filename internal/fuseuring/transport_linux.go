@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -51,8 +50,6 @@ const (
 	maxThreadsPerQueue = 128
 	// maxThreads bounds them all, below the Go runtime's 10000.
 	maxThreads = 4096
-	// initWait bounds the wait for go-fuse to answer FUSE_INIT.
-	initWait = 10 * time.Second
 )
 
 // Handler answers one FUSE request: in is the request as the kernel lays
@@ -89,9 +86,9 @@ type queue struct {
 
 // Start registers threads on every CPU queue of the connection behind
 // devFd, whose FUSE_INIT reply carries FUSE_OVER_IO_URING and sets
-// maxWrite. It may be called before that reply is sent: the registrations
-// the kernel refuses until then are repeated, for initWait at most. From
-// that reply on the kernel holds every request until each queue has
+// maxWrite, once that reply is sent (go-fuse's fuse.NewServer sends it
+// before it returns; the kernel refuses registrations before). From that
+// reply on the kernel holds every request until each queue has
 // an entry, and then sends them over io_uring: if Start fails, the caller
 // must abort the connection, or its users wait forever.
 //
@@ -187,7 +184,6 @@ func (q *queue) serve(registered chan<- error) {
 	inFlight = true
 	q.idle.Add(1)
 	registered <- nil
-	deadline := time.Now().Add(initWait)
 	for {
 		if err := r.wait(); err != nil {
 			q.t.fail(fmt.Errorf("queue %d: %w", q.qid, err))
@@ -195,14 +191,7 @@ func (q *queue) serve(registered chan<- error) {
 		}
 		_, res, _ := r.reap()
 		switch {
-		case res == -int32(unix.EAGAIN) && !deadline.IsZero() && time.Now().Before(deadline):
-			// A registration before go-fuse answered FUSE_INIT (the kernel
-			// refuses it through its worker threads, so it comes back
-			// late): try again shortly.
-			time.Sleep(time.Millisecond)
-			cmd(r)
-			continue
-		case res == -int32(unix.EINTR) || (res == -int32(unix.EAGAIN) && deadline.IsZero()):
+		case res == -int32(unix.EINTR) || res == -int32(unix.EAGAIN):
 			cmd(r) // not taken: send it again
 			continue
 		case res == -int32(unix.ENOTCONN) || res == -int32(unix.ENODEV) || res == -int32(unix.ECONNABORTED):
@@ -213,7 +202,6 @@ func (q *queue) serve(registered chan<- error) {
 			q.t.fail(fmt.Errorf("queue %d: %w", q.qid, unix.Errno(-res)))
 			return
 		}
-		deadline = time.Time{} // registered
 		if q.idle.Add(-1) < spareThreads {
 			if err := q.grow(); err != nil {
 				q.t.log.Printf("io_uring queue %d: another thread: %v", q.qid, err)
@@ -227,15 +215,14 @@ func (q *queue) serve(registered chan<- error) {
 }
 
 // register puts the registration cmd in r. A registration refused at
-// once (a bad queue, io_uring off) fails here; one refused with EAGAIN
-// before go-fuse answered FUSE_INIT comes back later, through the
-// kernel's worker threads, and serve repeats it.
+// once (a bad queue, io_uring off) fails here; one refused later, through
+// the kernel's worker threads, ends serve.
 func (q *queue) register(r *ring, cmd command) error {
 	cmd(r)
 	if err := r.submit(); err != nil {
 		return err
 	}
-	if res, done := r.peek(); done && res < 0 && res != -int32(unix.EAGAIN) {
+	if res, done := r.peek(); done && res < 0 {
 		r.reap()
 		return unix.Errno(-res)
 	}
