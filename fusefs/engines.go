@@ -3,7 +3,6 @@ package fusefs
 import (
 	"errors"
 	"io/fs"
-	"iter"
 )
 
 // The mount shows SegmentedLogs and Queues read-only through the
@@ -88,9 +87,9 @@ type LogSnapshot interface {
 	// Segments lists the segment files the snapshot read, in manifest
 	// order (sealed, then active); listed but missing ones are left out.
 	Segments() []LogSegment
-	// SegmentLines yields the payload lines of segment file (framing
-	// stripped), each ending in "\n".
-	SegmentLines(file string) iter.Seq2[[]byte, error]
+	// SegmentLines starts a pass over the payload lines of segment file
+	// (framing stripped), each ending in "\n"; any error ends the pass.
+	SegmentLines(file string) LineSource
 	// RecordsExtend reports, without reading either view, that this
 	// snapshot's records view is prev's followed by more lines; false
 	// when it cannot tell. prev is a snapshot of the same LogStore and

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"iter"
 	"strings"
 	"sync"
 	"syscall"
@@ -182,13 +181,13 @@ func (v *logViewSnap) release()       { v.shared.release() }
 func (v *logViewSnap) newReader() (viewReader, error) {
 	snap := v.snap
 	if v.segment != "" {
-		return newStreamReader(func() iter.Seq2[[]byte, error] { return snap.SegmentLines(v.segment) }, nil), nil
+		return newStreamReader(func() LineSource { return snap.SegmentLines(v.segment) }, nil), nil
 	}
 	size, tail, err := snap.records()
 	if err != nil {
 		return nil, err
 	}
-	return newLineStreamReader(func() LineSource { return snap.RecordLines() }, isLineError).withTail(tail, size), nil
+	return newStreamReader(func() LineSource { return snap.RecordLines() }, isLineError).withTail(tail, size), nil
 }
 
 func (v *logViewSnap) extendsKnown(prev viewSnap) bool {

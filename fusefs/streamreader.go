@@ -2,7 +2,6 @@ package fusefs
 
 import (
 	"io"
-	"iter"
 	"sync"
 )
 
@@ -36,39 +35,9 @@ type streamReader struct {
 	finished bool       // the current pass reached the end
 }
 
-// newStreamReader serves content an iterator produces.
-func newStreamReader(open func() iter.Seq2[[]byte, error], skip func(error) bool) *streamReader {
-	return newLineStreamReader(func() LineSource { return pullSource(open()) }, skip)
-}
-
-// newLineStreamReader serves content a LineSource produces (no goroutine
-// switch per line, unlike an iterator).
-func newLineStreamReader(open func() LineSource, skip func(error) bool) *streamReader {
+// newStreamReader serves content a LineSource produces.
+func newStreamReader(open func() LineSource, skip func(error) bool) *streamReader {
 	return &streamReader{open: open, skip: skip}
-}
-
-// iterSource adapts an iterator to LineSource.
-type iterSource struct {
-	next func() ([]byte, error, bool)
-	stop func()
-}
-
-func pullSource(seq iter.Seq2[[]byte, error]) *iterSource {
-	next, stop := iter.Pull2(seq)
-	return &iterSource{next: next, stop: stop}
-}
-
-func (s *iterSource) Next() ([]byte, error) {
-	line, err, ok := s.next()
-	if !ok {
-		return nil, io.EOF
-	}
-	return line, err
-}
-
-func (s *iterSource) Close() error {
-	s.stop()
-	return nil
 }
 
 // withTail sets the content's last bytes; size is the content's size.

@@ -5,36 +5,48 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"math/rand"
 	"testing"
 )
 
 var errSkipped = errors.New("skipped line")
 
-// testStream yields lines; every 7th position yields errSkipped first, and
-// failAt > 0 yields a hard error after that many lines.
-func testStream(lines [][]byte, failAt int, passes *int) func() iter.Seq2[[]byte, error] {
-	return func() iter.Seq2[[]byte, error] {
+// testStream makes passes over lines; at every 7th position Next
+// returns errSkipped first, and failAt > 0 returns a hard error after that
+// many lines.
+func testStream(lines [][]byte, failAt int, passes *int) func() LineSource {
+	return func() LineSource {
 		*passes++
-		return func(yield func([]byte, error) bool) {
-			buf := []byte{}
-			for i, l := range lines {
-				if failAt > 0 && i == failAt {
-					yield(nil, errors.New("disk on fire"))
-					return
-				}
-				if i%7 == 0 && !yield(nil, errSkipped) {
-					return
-				}
-				buf = append(buf[:0], l...) // reused, like the engine's
-				if !yield(buf, nil) {
-					return
-				}
-			}
-		}
+		return &testSource{lines: lines, failAt: failAt}
 	}
 }
+
+type testSource struct {
+	lines   [][]byte
+	failAt  int
+	i       int
+	skipped bool // the skip before line i was returned
+	buf     []byte
+}
+
+func (s *testSource) Next() ([]byte, error) {
+	if s.i == len(s.lines) {
+		return nil, io.EOF
+	}
+	if s.failAt > 0 && s.i == s.failAt {
+		return nil, errors.New("disk on fire")
+	}
+	if s.i%7 == 0 && !s.skipped {
+		s.skipped = true
+		return nil, errSkipped
+	}
+	s.buf = append(s.buf[:0], s.lines[s.i]...) // reused, like the engine's
+	s.i++
+	s.skipped = false
+	return s.buf, nil
+}
+
+func (s *testSource) Close() error { return nil }
 
 func testLines(n, width int) ([][]byte, []byte) {
 	var lines [][]byte

@@ -98,7 +98,7 @@ func testLogAndQueueFiles(t *testing.T, flags []string) {
 		want[mountDir+"/records.ndjson"] = collect(t, snapshotRecords(snap), true)
 		for _, seg := range snap.Segments() {
 			if !seg.Missing {
-				want[mountDir+"/segments/"+seg.File] = collect(t, snap.SegmentLines(seg.File), false)
+				want[mountDir+"/segments/"+seg.File] = collect(t, snap.SegmentLines(seg.File).All(), false)
 			}
 		}
 	}

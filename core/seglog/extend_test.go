@@ -21,7 +21,7 @@ func recordsBytes(t *testing.T, s *Snapshot) []byte {
 func segmentView(t *testing.T, s *Snapshot, file string) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	for line, err := range s.SegmentLines(file) {
+	for line, err := range s.SegmentLines(file).All() {
 		if err != nil {
 			t.Fatal(err)
 		}

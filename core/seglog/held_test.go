@@ -134,7 +134,7 @@ func TestSnapshotBytesRewrittenInPlace(t *testing.T) {
 			}
 			var payloads []string
 			var segErr error
-			for line, err := range s.SegmentLines("seg-000001.ndjson") {
+			for line, err := range s.SegmentLines("seg-000001.ndjson").All() {
 				if err != nil {
 					segErr = err
 					break
@@ -172,7 +172,7 @@ func TestSnapshotKeepsRemovedSegments(t *testing.T) {
 	files := append(sealed, active)
 	wantSegs := map[string][]string{}
 	for _, f := range files {
-		for line, err := range s.SegmentLines(f) {
+		for line, err := range s.SegmentLines(f).All() {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestSnapshotKeepsRemovedSegments(t *testing.T) {
 	}
 	for _, f := range files {
 		var lines []string
-		for line, err := range s.SegmentLines(f) {
+		for line, err := range s.SegmentLines(f).All() {
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}

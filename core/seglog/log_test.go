@@ -104,7 +104,7 @@ func TestReaderNeverModifies(t *testing.T) {
 	}
 	for _, seg := range segs {
 		var sz int64
-		for p, err := range s.SegmentLines(seg.File) {
+		for p, err := range s.SegmentLines(seg.File).All() {
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -222,34 +222,71 @@ func (s *Snapshot) Get(id string) (*Record, error) {
 	return v.get(id)
 }
 
-// SegmentLines yields the payload of each valid line of segment file (up
-// to the snapshot's valid prefix), with "\n" appended and the framing
-// (length, checksum, CR) stripped. The slice is reused between yields.
-func (s *Snapshot) SegmentLines(file string) iter.Seq2[[]byte, error] {
-	return func(yield func([]byte, error) bool) {
-		seg, ok := s.v.segs.lookup(file)
+// SegmentLines starts a pass over the payload of each valid line of
+// segment file (up to the snapshot's valid prefix), with "\n" appended and
+// the framing (length, checksum, CR) stripped.
+func (s *Snapshot) SegmentLines(file string) *SegmentLines {
+	return &SegmentLines{s: s, file: file}
+}
+
+// SegmentLines is one pass over a segment's lines (Snapshot.SegmentLines).
+// It is pulled (Next), not an iterator a caller would pull through
+// iter.Pull: a coroutine must be resumed by goroutines locked to their
+// thread as its creator was, and a mount answers requests on both kinds.
+type SegmentLines struct {
+	s     *Snapshot
+	file  string
+	lines *heldLines // open segment; nil before the first Next and after the end
+	out   []byte
+	done  bool
+}
+
+// Next returns the next line, reused by the following call; io.EOF at the
+// end. An error ends the pass.
+func (r *SegmentLines) Next() ([]byte, error) {
+	if r.done {
+		return nil, io.EOF
+	}
+	if r.lines == nil {
+		seg, ok := r.s.v.segs.lookup(r.file)
 		if !ok {
-			yield(nil, fmt.Errorf("segment %s is not in the manifest: %w", file, os.ErrNotExist))
-			return
+			r.done = true
+			return nil, fmt.Errorf("segment %s is not in the manifest: %w", r.file, os.ErrNotExist)
 		}
-		lines, err := s.scanView().openLines(file, seg)
+		lines, err := r.s.scanView().openLines(r.file, seg)
 		if err != nil {
-			yield(nil, err)
-			return
+			r.done = true
+			return nil, err
 		}
-		defer lines.release()
-		var out []byte
+		r.lines = lines
+	}
+	_, payload, _, err := r.lines.next()
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.out = append(append(r.out[:0], payload...), '\n')
+	return r.out, nil
+}
+
+// Close ends the pass, releasing the segment file.
+func (r *SegmentLines) Close() error {
+	r.done = true
+	if r.lines != nil {
+		r.lines.release()
+		r.lines = nil
+	}
+	return nil
+}
+
+// All ranges over the pass's lines (for callers in one goroutine), closing
+// it at the end or when the loop stops.
+func (r *SegmentLines) All() iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		defer r.Close()
 		for {
-			_, payload, _, err := lines.next()
-			if err == io.EOF {
-				return
-			}
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			out = append(append(out[:0], payload...), '\n')
-			if !yield(out, nil) {
+			line, err := r.Next()
+			if err == io.EOF || !yield(line, err) || err != nil {
 				return
 			}
 		}

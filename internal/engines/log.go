@@ -2,7 +2,6 @@ package engines
 
 import (
 	"errors"
-	"iter"
 	"path"
 
 	"github.com/storhfs/storhfs/core/seglog"
@@ -90,7 +89,7 @@ func (s *logSnapshot) Segments() []fusefs.LogSegment {
 	return out
 }
 
-func (s *logSnapshot) SegmentLines(file string) iter.Seq2[[]byte, error] {
+func (s *logSnapshot) SegmentLines(file string) fusefs.LineSource {
 	return s.Snapshot.SegmentLines(file)
 }
 

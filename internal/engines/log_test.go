@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -76,5 +77,62 @@ func TestLogAdapter(t *testing.T) {
 	}
 	if lines != 1 || skipped != 1 {
 		t.Errorf("%d lines, %d skipped; want 1 and 1", lines, skipped)
+	}
+}
+
+// The io_uring transport answers requests on goroutines locked to their
+// thread, while timers and /dev/fuse requests run on others, and a view's
+// pass over a segment lives across requests. So a pass started on a locked
+// goroutine must go on and close on an unlocked one: a pass pulled from an
+// iterator (iter.Pull, a coroutine) is then a fatal error of the process.
+func TestSegmentLinesAcrossThreadLocking(t *testing.T) {
+	root := t.TempDir()
+	l, err := seglog.Open(root, "audit", seglog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range 3 {
+		data := phpjson.NewArray(1)
+		data.SetString("n", int64(n))
+		if _, err := l.Put(data, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	store := Logs{}.Open(root + "/audit")
+	snap, err := store.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	src := snap.SegmentLines(snap.Segments()[0].File)
+	first := make(chan error)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		_, err := src.Next()
+		first <- err
+	}()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	lines := 1
+	for {
+		_, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines++
+	}
+	if lines != 3 {
+		t.Errorf("%d lines, want 3", lines)
+	}
+	if err := src.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
