@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
 )
 
 // mountState is shared by every node of one mount.
@@ -24,6 +26,7 @@ type mountState struct {
 	nodeCap    *recordNodeCap // bounds the record nodes the kernel holds (nodecap.go); nil: no bound
 	runNotify  func(func())   // runs kernel notifications; nil: the notifier (tests replace it)
 	notifier   notifier       // sends kernel notifications, one at a time, outside requests
+	viewPages  notifier       // drops pages of views before they report a growth (dropPages)
 	self       selfChanges    // record files this mount just changed (for the watcher)
 	refusals   *refusalLog    // failed commits and refused names, for the log and .storhfs/errors
 	symlinks   symlinkLog     // symlinks under ROOT refused, each reported once
@@ -148,6 +151,7 @@ func (m *mountState) logSource(store LogStore) *logSource {
 	if !ok {
 		s = newLogSource(store)
 		s.views.byNode = m.noOpen
+		s.views.pages = m
 		m.logs[store.Dir()] = s
 	}
 	return s
@@ -162,6 +166,7 @@ func (m *mountState) queueSource(store QueueStore) *queueSource {
 	if !ok {
 		s = newQueueSource(store)
 		s.views.byNode = m.noOpen
+		s.views.pages = m
 		m.queues[store.Dir()] = s
 	}
 	return s
@@ -175,6 +180,23 @@ func (m *mountState) notify(fn func()) {
 		return
 	}
 	m.notifier.send(fn)
+}
+
+// dropPages queues the drop of n's cached pages from offset from on, then
+// runs then (pageDropper). Views have a notifier of their own: a request
+// on a view waits for its drop (viewFile.awaitPublished), so the drop must
+// not queue behind an entry invalidation, which waits for the directory
+// lock that such a request, a LOOKUP, holds. A content invalidation waits
+// only for READs in flight of those pages.
+func (m *mountState) dropPages(n *fs.Inode, from int64, then func()) {
+	if m.runNotify != nil { // no kernel (unit tests)
+		then()
+		return
+	}
+	m.viewPages.send(func() {
+		n.NotifyContent(from, 0)
+		then()
+	})
 }
 
 func childRel(parent, name string) string {

@@ -121,7 +121,9 @@ const drainLimit = 3 * time.Second
 // stopNotifying is called before a clean unmount and after the mount went
 // away: no notification may be in the kernel when the process exits.
 func (mt *Mounted) stopNotifying() {
-	if !mt.state.notifier.stop(drainLimit) {
-		mt.state.log.Printf("unmount %s: a kernel notification is still in flight after %v", mt.Mountpoint, drainLimit)
+	for _, n := range []*notifier{&mt.state.notifier, &mt.state.viewPages} {
+		if !n.stop(drainLimit) {
+			mt.state.log.Printf("unmount %s: a kernel notification is still in flight after %v", mt.Mountpoint, drainLimit)
+		}
 	}
 }

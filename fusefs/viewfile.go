@@ -68,6 +68,10 @@ type viewReader interface {
 // node is one the node reported, never beyond its current snapshot, and
 // every handle of the node can read up to the current snapshot's end.
 //
+// Invariant (no stale last page): the kernel learns a longer size of a
+// node only after it dropped the pages it may hold from the old end on
+// (viewgrowth.go).
+//
 // A frozen node with no open file releases its snapshot after
 // releaseGrace (it keeps reporting its attributes; an open of it then
 // fails with ESTALE, which makes the kernel look the name up again), so
@@ -88,8 +92,9 @@ type viewFile struct {
 	refreshMu sync.Mutex // serializes refresh and releaseIfForgotten
 
 	mu       sync.Mutex
-	cur      viewSnap  // nil once released
-	st       viewStat  // cur's (kept when cur is released)
+	cur      viewSnap  // what reads serve; nil once released
+	st       viewStat  // what the node reports: cur's once published (kept when cur is released)
+	growth   growth    // cur's publication (viewgrowth.go)
 	reported string    // key of the snapshot the kernel last got attributes of
 	frozen   bool      // the view changed other than by appends after cur
 	frozenAt time.Time // when frozen was set
@@ -147,16 +152,7 @@ func (v *viewFile) refresh() bool {
 		v.freeze()
 		return false
 	}
-	v.mu.Lock()
-	v.cur, v.st = latest, latest.stat()
-	shared := v.shared
-	v.mu.Unlock()
-	cur.release()
-	if shared != nil {
-		// It serves every open file, for as long as the node lives: it
-		// must not hold on to the older snapshot (its files, its memory).
-		shared.catchUp()
-	}
+	v.grow(cur, latest)
 	return true
 }
 
@@ -212,8 +208,13 @@ func (v *viewFile) report(out *fuse.Attr) {
 // Getattr answers from the node, whatever handle f is: the kernel keeps
 // one size per node, for every descriptor open on it.
 func (v *viewFile) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	v.refresh()
+	mark := v.dropMark()
+	if !v.kernelLags() {
+		v.refresh()
+	}
+	v.awaitPublished()
 	v.report(&out.Attr)
+	v.delivered(mark)
 	return 0
 }
 
@@ -225,8 +226,14 @@ func (v *viewFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if changesContent(flags) {
 		return nil, 0, syscall.EROFS
 	}
+	nodes, pid := v.src.nodes(), callerPid(ctx)
+	retry := nodes.retryOf(v.name, pid, time.Now())
 	current := v.refresh()
-	refuse := v.src.nodes().refuseStale(v.name, callerPid(ctx), !current || !v.isReported(), time.Now())
+	v.awaitPublished()
+	refuse := !retry && (!current || !v.isReported())
+	if refuse {
+		nodes.noteRefusal(v.name, pid, time.Now())
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if refuse || v.cur == nil {
@@ -324,9 +331,14 @@ func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, nam
 		out.SetEntryTimeout(volatileTimeout)
 	}
 	if child := parent.GetChild(name); child != nil {
-		if old, ok := child.Operations().(*viewFile); ok && old.refresh() {
-			old.report(&out.Attr)
-			return child, 0
+		if old, ok := child.Operations().(*viewFile); ok {
+			mark := old.dropMark()
+			if old.refresh() {
+				old.awaitPublished()
+				old.report(&out.Attr)
+				old.delivered(mark)
+				return child, 0
+			}
 		}
 	}
 	snap, err := src.latest(view)
@@ -344,7 +356,9 @@ func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, nam
 // chain's (see viewFile), and the next lookup of the name reports the
 // latest size. An inode invalidation would race with an fstat in the
 // kernel: the GETATTR reply, older than the invalidation, is not applied
-// to the inode, yet fstat returns its size, ahead of what read serves.
+// to the inode, yet fstat returns its size, ahead of what read serves
+// (the node's own page drop at a growth has that effect too, on the
+// requests it meets: viewgrowth.go says why that is harmless).
 func isView(n *fs.Inode) bool {
 	_, ok := n.Operations().(*viewFile)
 	return ok

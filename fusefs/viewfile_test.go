@@ -201,25 +201,26 @@ func TestFrozenViewReleasesSnapshot(t *testing.T) {
 	}
 }
 
-func TestRefuseStale(t *testing.T) {
+func TestStaleRetry(t *testing.T) {
 	var n viewNodes
 	now := time.Unix(1700000000, 0)
-	if !n.refuseStale("v", 7, true, now) || n.refuseStale("v", 7, true, now) {
-		t.Error("a stale open is not refused, or its retry is")
+	if n.retryOf("v", 7, now) {
+		t.Error("a first open counts as a retry")
 	}
-	if !n.refuseStale("v", 7, true, now) || !n.refuseStale("v", 8, true, now) || !n.refuseStale("w", 7, true, now) {
-		t.Error("opens by another thread or of another view count as a retry")
+	n.noteRefusal("v", 7, now)
+	if n.retryOf("v", 8, now) || n.retryOf("w", 7, now) {
+		t.Error("an open by another thread or of another view counts as the retry")
 	}
-	if n.refuseStale("v", 7, false, now) || !n.refuseStale("v", 7, true, now) {
-		t.Error("a fresh open did not end the pending retry")
+	if !n.retryOf("v", 7, now.Add(staleRetryWithin/2)) || n.retryOf("v", 7, now) {
+		t.Error("the retry is not known, or is known twice")
 	}
-	if !n.refuseStale("w", 7, true, now.Add(2*staleRetryWithin)) {
-		t.Error("a much later open counts as a retry")
+	n.noteRefusal("v", 7, now)
+	if n.retryOf("v", 7, now.Add(2*staleRetryWithin)) || n.retryOf("v", 7, now) {
+		t.Error("a much later open counts as a retry, or did not end the pending one")
 	}
-	if len(n.stale) > 1 {
+	n.noteRefusal("v", 7, now)
+	n.noteRefusal("w", 7, now.Add(2*staleRetryWithin))
+	if len(n.stale) != 1 {
 		t.Errorf("old refusals kept: %v", n.stale)
-	}
-	if n.refuseStale("x", 9, false, now) || len(n.stale) > 1 {
-		t.Error("a fresh open was refused or remembered")
 	}
 }

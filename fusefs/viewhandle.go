@@ -127,8 +127,18 @@ type viewNodes struct {
 	// read without handles (viewFile.shared); set before any node is made.
 	byNode bool
 
+	// pages drops the kernel's pages of a node (mountState); nil where
+	// there is no kernel (unit tests): a growth is then published at once.
+	pages pageDropper
+
 	mu    sync.Mutex
 	stale map[staleOpen]time.Time // opens refused with ESTALE, and when
+}
+
+// pageDropper drops the kernel's cached pages of node n from offset from
+// to its end, then runs then; outside every request, it never blocks.
+type pageDropper interface {
+	dropPages(n *fs.Inode, from int64, then func())
 }
 
 type staleOpen struct {
@@ -137,26 +147,32 @@ type staleOpen struct {
 }
 
 // staleRetryWithin bounds how long after a refusal an open by the same
-// thread counts as its retry (the kernel retries at once).
-const staleRetryWithin = time.Second
+// thread counts as its retry. The kernel retries at once, but after a
+// lookup, which replays the view's files: hundreds of milliseconds for a
+// large queue.
+const staleRetryWithin = 5 * time.Second
 
-// refuseStale reports whether an open of view name by thread pid is
-// refused with ESTALE: yes when it goes through a node the kernel may see
-// outdated (stale), unless it is the retry of such a refusal, which gets
-// the node it found. Any open by the thread ends its pending retry.
-func (n *viewNodes) refuseStale(name string, pid uint32, stale bool, now time.Time) bool {
+// retryOf reports whether an open of view name by thread pid, arrived at
+// arrived, is the retry of an open refused with ESTALE (noteRefusal): it
+// then gets the node it found. Any open by the thread ends its pending
+// retry.
+func (n *viewNodes) retryOf(name string, pid uint32, arrived time.Time) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	k := staleOpen{name, pid}
-	if at, ok := n.stale[k]; ok {
+	at, ok := n.stale[k]
+	if ok {
 		delete(n.stale, k)
-		if now.Sub(at) < staleRetryWithin {
-			return false
-		}
 	}
-	if !stale {
-		return false
-	}
+	return ok && arrived.Sub(at) < staleRetryWithin
+}
+
+// noteRefusal remembers that an open of view name by thread pid was
+// refused with ESTALE at now, as it went through a node the kernel may
+// see outdated.
+func (n *viewNodes) noteRefusal(name string, pid uint32, now time.Time) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	if n.stale == nil {
 		n.stale = map[staleOpen]time.Time{}
 	}
@@ -165,6 +181,5 @@ func (n *viewNodes) refuseStale(name string, pid uint32, stale bool, now time.Ti
 			delete(n.stale, old)
 		}
 	}
-	n.stale[k] = now
-	return true
+	n.stale[staleOpen{name, pid}] = now
 }
