@@ -270,6 +270,15 @@ func coopDocStore(t *testing.T, o phpOracle, dur time.Duration, hosts coopHosts)
 			// until it is found.
 			c[3]++
 			t.Logf("KNOWN DEFECT: %s %d %s %s via %s: %s", op.W, op.N, op.Op, op.ID, op.How, op.Err)
+		case strings.Contains(op.Err, "Could not read equality index"):
+			// The PHP library's own race, not the mount's: is_file() is
+			// answered from PHP's stat cache, which still holds an index
+			// file another process (PHP or the mount, as storh does)
+			// unlinked when its last id left it; the read that follows
+			// fails, before anything is written. (php -r: is_file(f);
+			// rm f in another process; is_file(f) is still true.)
+			c[3]++
+			t.Logf("PHP STAT CACHE RACE: %s %d %s %s: %s", op.W, op.N, op.Op, op.ID, op.Err)
 		default:
 			c[3]++
 			probs.add("a write failed for a reason other than a unique conflict", "%s %d %s %s via %s: %s", op.W, op.N, op.Op, op.ID, op.How, op.Err)
