@@ -49,11 +49,11 @@ test: vet
 	# Allocation counts are not exact under the race detector: check them without it.
 	$(GO) test -count=1 -run 'Allocations' $(RACE_PKGS)
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e '/core/' -e '/fusefs$$' -e '/integration$$' -e '/internal/fuseuring$$')
-	$(GO) test -count=1 -timeout 10m ./integration/...
+	$(GO) test -count=1 -timeout 20m ./integration/...
 	# Again with every mount serving over io_uring (--io-uring), where the kernel has it.
 	@if [ -w /sys/module/fuse/parameters/enable_uring ]; then \
-		echo "STORHFS_TEST_IO_URING=1 $(GO) test -count=1 -timeout 10m ./integration/..."; \
-		STORHFS_TEST_IO_URING=1 $(GO) test -count=1 -timeout 10m ./integration/...; \
+		echo "STORHFS_TEST_IO_URING=1 $(GO) test -count=1 -timeout 20m ./integration/..."; \
+		STORHFS_TEST_IO_URING=1 $(GO) test -count=1 -timeout 20m ./integration/...; \
 	else \
 		echo "no io_uring pass: needs a kernel with FUSE over io_uring and its switch writable (root): /sys/module/fuse/parameters/enable_uring"; \
 	fi

@@ -14,25 +14,33 @@ import (
 	"github.com/storhfs/storhfs/fusefs"
 )
 
+// newTestLog makes the log ROOT/audit holding records {"n":1}...{"n":n}.
+func newTestLog(t *testing.T, root string, n int) fusefs.LogStore {
+	t.Helper()
+	l, err := seglog.Open(root, "audit", seglog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		data := phpjson.NewArray(1)
+		data.SetString("n", int64(i))
+		if _, err := l.Put(data, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return Logs{}.Open(root + "/audit")
+}
+
 // The log adapter keeps seglog's meaning: the manifest first among the
 // state files and segments by name, and a line seglog cannot decode is
 // fusefs.ErrSkippedLine (the records view leaves it out and reads on)
 // while still carrying seglog's *LineError.
 func TestLogAdapter(t *testing.T) {
 	root := t.TempDir()
-	l, err := seglog.Open(root, "audit", seglog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := phpjson.NewArray(1)
-	data.SetString("n", int64(1))
-	if _, err := l.Put(data, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	store := Logs{}.Open(root + "/audit")
+	store := newTestLog(t, root, 1)
 	files, err := store.StateFiles()
 	if err != nil || len(files) != 2 || files[0].Segment != "" || !store.Layout().IsSegment(files[1].Segment) {
 		t.Fatalf("StateFiles = %+v, %v; want the manifest, then one segment by name", files, err)
@@ -86,22 +94,7 @@ func TestLogAdapter(t *testing.T) {
 // goroutine must go on and close on an unlocked one: a pass pulled from an
 // iterator (iter.Pull, a coroutine) is then a fatal error of the process.
 func TestSegmentLinesAcrossThreadLocking(t *testing.T) {
-	root := t.TempDir()
-	l, err := seglog.Open(root, "audit", seglog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n := range 3 {
-		data := phpjson.NewArray(1)
-		data.SetString("n", int64(n))
-		if _, err := l.Put(data, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	store := Logs{}.Open(root + "/audit")
+	store := newTestLog(t, t.TempDir(), 3)
 	snap, err := store.Snapshot()
 	if err != nil {
 		t.Fatal(err)
