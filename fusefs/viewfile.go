@@ -208,13 +208,12 @@ func (v *viewFile) report(out *fuse.Attr) {
 // Getattr answers from the node, whatever handle f is: the kernel keeps
 // one size per node, for every descriptor open on it.
 func (v *viewFile) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	mark := v.dropMark()
-	if !v.kernelLags() {
-		v.refresh()
-	}
-	v.awaitPublished()
-	v.report(&out.Attr)
-	v.delivered(mark)
+	v.reportMoved(func() bool {
+		if !v.kernelLags() {
+			v.refresh()
+		}
+		return true
+	}, &out.Attr)
 	return 0
 }
 
@@ -331,14 +330,8 @@ func lookupView(ctx context.Context, parent *fs.Inode, src viewSource, view, nam
 		out.SetEntryTimeout(volatileTimeout)
 	}
 	if child := parent.GetChild(name); child != nil {
-		if old, ok := child.Operations().(*viewFile); ok {
-			mark := old.dropMark()
-			if old.refresh() {
-				old.awaitPublished()
-				old.report(&out.Attr)
-				old.delivered(mark)
-				return child, 0
-			}
+		if old, ok := child.Operations().(*viewFile); ok && old.reportMoved(old.refresh, &out.Attr) {
+			return child, 0
 		}
 	}
 	snap, err := src.latest(view)

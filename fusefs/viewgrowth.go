@@ -3,6 +3,8 @@ package fusefs
 import (
 	"os"
 	"time"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
 // How a view node tells the kernel it grew.
@@ -25,8 +27,8 @@ import (
 //     flight, served from the older snapshot);
 //  3. moves st, what the node reports (publish).
 //
-// Requests that report the node wait for 3 (awaitPublished), so a stat or
-// an open after an append still sees it.
+// Requests that report the node wait for 3 (awaitPublished, reportMoved),
+// so a stat or an open after an append still sees it.
 //
 // The drop also makes the kernel discard the attributes of every reply in
 // flight for the node (fuse_reverse_inval_inode raises attr_version), the
@@ -35,7 +37,7 @@ import (
 // a view appended to faster than it is stat-ed would never get a size
 // through (tail -f would stall). So once a growth is published, GETATTRs
 // report st without moving the node until one reply met no drop
-// (kernelLags, delivered): under steady appends every other GETATTR
+// (kernelLags, reportMoved): under steady appends every other GETATTR
 // carries the size on.
 //
 // Left: a reader that found the old page before the drop and is then
@@ -44,10 +46,11 @@ import (
 // still copies zeros. The kernel gives a FUSE file system no way to grow
 // a file atomically with its cached pages.
 type growth struct {
-	published     chan struct{} // closed once st is cur's; nil when it is
-	dropsStarted  uint64
-	dropsFinished uint64
-	lags          bool // a growth was published and no reply met no drop since
+	// published is closed once st is cur's; nil when it is. Drops run in
+	// order, so it is non-nil exactly while a drop is unfinished.
+	published chan struct{}
+	drops     uint64 // drops started
+	lags      bool   // a growth was published and no reply met no drop since
 }
 
 // publishWait bounds how long a request waits for a growth of its node to
@@ -67,7 +70,7 @@ func (v *viewFile) grow(cur, latest viewSnap) {
 	v.mu.Lock()
 	v.cur, v.growth.published = latest, done
 	if pages != nil {
-		v.growth.dropsStarted++
+		v.growth.drops++
 	}
 	shared := v.shared
 	v.mu.Unlock()
@@ -92,7 +95,6 @@ func (v *viewFile) publish(st viewStat, done chan struct{}, dropped bool) {
 	v.mu.Lock()
 	v.st = st
 	if dropped {
-		v.growth.dropsFinished++
 		v.growth.lags = true
 	}
 	if v.growth.published == done {
@@ -119,27 +121,25 @@ func (v *viewFile) awaitPublished() {
 	}
 }
 
-// dropMark is taken when a request that reports the node starts;
-// delivered compares it with the drops at its end.
-type dropMark struct {
-	started uint64
-	busy    bool // a drop was in progress
-}
-
-func (v *viewFile) dropMark() dropMark {
+// reportMoved reports the node into out once move (which may grow it)
+// succeeded and what it moved to is published; false when move failed.
+// A reply no drop met goes through to the kernel: the node may then move
+// again (lags).
+func (v *viewFile) reportMoved(move func() bool, out *fuse.Attr) bool {
+	v.mu.Lock()
+	drops, busy := v.growth.drops, v.growth.published != nil
+	v.mu.Unlock()
+	if !move() {
+		return false
+	}
+	v.awaitPublished()
+	v.report(out)
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return dropMark{v.growth.dropsStarted, v.growth.dropsStarted != v.growth.dropsFinished}
-}
-
-// delivered notes that a reply reporting st is going out: if no drop met
-// it, the kernel takes its size, and the node may move again.
-func (v *viewFile) delivered(m dropMark) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if !m.busy && m.started == v.growth.dropsStarted {
+	if !busy && drops == v.growth.drops {
 		v.growth.lags = false
 	}
+	return true
 }
 
 // kernelLags: the kernel may not hold the published size yet.

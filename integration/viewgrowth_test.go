@@ -34,12 +34,12 @@ func testViewGrowthShowsNoStalePage(t *testing.T, flags []string) {
 	tmp := t.TempDir()
 	// Each reader loop exits 3 after copying the first read holding a NUL
 	// byte to its .bad file.
+	const noNUL = `[ "$(tr -dc '\000' < "$2" | wc -c)" = 0 ] || { cp "$2" "$2.bad"; exit 3; }`
+	catActiveSegment := `while :; do for f in "$1"/segments/*; do :; done; cat "$f" > "$2"; ` + noNUL + `; done`
 	var loops []*exec.Cmd
 	for i, script := range []string{
-		`while :; do for f in "$1"/segments/*; do :; done; cat "$f" > "$2"; [ "$(tr -dc '\000' < "$2" | wc -c)" = 0 ] || { cp "$2" "$2.bad"; exit 3; }; done`,
-		`while :; do for f in "$1"/segments/*; do :; done; cat "$f" > "$2"; [ "$(tr -dc '\000' < "$2" | wc -c)" = 0 ] || { cp "$2" "$2.bad"; exit 3; }; done`,
-		`while :; do for f in "$1"/segments/*; do :; done; cat "$f" > "$2"; [ "$(tr -dc '\000' < "$2" | wc -c)" = 0 ] || { cp "$2" "$2.bad"; exit 3; }; done`,
-		`while :; do tail -c 3000 "$1"/records.ndjson > "$2"; [ "$(tr -dc '\000' < "$2" | wc -c)" = 0 ] || { cp "$2" "$2.bad"; exit 3; }; done`,
+		catActiveSegment, catActiveSegment, catActiveSegment,
+		`while :; do tail -c 3000 "$1"/records.ndjson > "$2"; ` + noNUL + `; done`,
 		`while :; do for f in "$1"/segments/*; do :; done; stat -c %s "$f" > /dev/null; done`,
 	} {
 		cmd := exec.CommandContext(ctx, "sh", "-c", script, "sh", dir, filepath.Join(tmp, fmt.Sprintf("read-%d", i)))
@@ -51,6 +51,7 @@ func testViewGrowthShowsNoStalePage(t *testing.T, flags []string) {
 			c.Process.Kill()
 			c.Wait()
 		}
+		loops = nil
 	}
 	defer stopLoops()
 
