@@ -28,6 +28,9 @@ func (c *collectionNode) Create(ctx context.Context, name string, flags, mode ui
 	}
 	if id, ok := recordID(name); ok {
 		h, errno := c.createRecord(id, flags)
+		if errno == syscall.EEXIST {
+			c.shownMissing(name)
+		}
 		if errno != 0 {
 			return nil, nil, 0, errno
 		}
@@ -190,6 +193,27 @@ func (c *collectionNode) orphanWriters(id string) int {
 // backup by rename, JetBrains' ___jb_old___) is copied there instead and
 // stays (copyToScratch).
 func (c *collectionNode) Rename(ctx context.Context, name string, newParent gofs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	errno := c.rename(name, newParent, newName, flags)
+	if errno == syscall.EEXIST {
+		c.shownMissing(newName)
+	}
+	return errno
+}
+
+// shownMissing is called when a create or rename that must not replace
+// newName failed with EEXIST. The kernel answers those itself when it
+// holds an entry for the name, so it asked because it holds the name as
+// missing: a negative entry from before another process (PHP, the CLI)
+// stored the record, which the watcher has not invalidated yet. Queue that
+// invalidation now, so that the caller's next look at the name (mv stats
+// the target after EEXIST) finds the record rather than the stale absence.
+// (Queued, not sent here: the kernel holds the directory locked until this
+// request is answered.)
+func (c *collectionNode) shownMissing(name string) {
+	c.m.notify(func() { c.NotifyEntry(name) })
+}
+
+func (c *collectionNode) rename(name string, newParent gofs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
 	if c.m.readOnly {
 		return syscall.EROFS
 	}

@@ -156,5 +156,6 @@ func (f fakeCatalog) Markers() []string                              { return []
 
 func newTestCollection(s RecordStore) *collectionNode {
 	m := newMountState(fakeCatalog{store: s}, false, log.New(io.Discard, "", 0), 0)
+	m.runNotify = func(func()) {} // no kernel here
 	return &collectionNode{m: m, rel: "c"}
 }

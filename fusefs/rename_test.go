@@ -34,8 +34,15 @@ func TestRenameRules(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			notified := 0
+			c.m.runNotify = func(func()) { notified++ }
 			if got := c.Rename(ctx, tc.from, tc.parent, tc.to, tc.flags); got != tc.want {
 				t.Errorf("rename %s -> %s = %v, want %v", tc.from, tc.to, got, tc.want)
+			}
+			// EEXIST: the kernel asked because it holds the name as
+			// missing; that entry is dropped (shownMissing).
+			if tc.want == syscall.EEXIST && notified != 1 {
+				t.Errorf("rename %s -> %s: %d invalidations queued, want 1", tc.from, tc.to, notified)
 			}
 			if s.content(idA) != `{"id":"`+idA+`"}` {
 				t.Errorf("stored record changed: %s", s.content(idA))

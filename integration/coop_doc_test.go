@@ -262,14 +262,11 @@ func coopDocStore(t *testing.T, o phpOracle, dur time.Duration, hosts coopHosts)
 			c[1]++
 		case isCreateRace(op):
 			c[2]++
-		case strings.Contains(op.Err, "cannot overwrite directory"):
-			// KNOWN DEFECT, not understood yet: rarely (about 1 run in 5
-			// here) mv from a scratch name onto a record sees the record
-			// as a directory. Nothing is lost (the mv fails, the record
-			// keeps its content, as judged below). Logged, not failed on,
-			// until it is found.
-			c[3]++
-			t.Logf("KNOWN DEFECT: %s %d %s %s via %s: %s", op.W, op.N, op.Op, op.ID, op.How, op.Err)
+		case isMvVanishedTarget(op, ops):
+			// coreutils mv's own race, not the mount's (shown with strace,
+			// see isMvVanishedTarget): counted like a create race.
+			c[2]++
+			t.Logf("MV VANISHED TARGET: %s %d %s %s: %s", op.W, op.N, op.Op, op.ID, op.Err)
 		case strings.Contains(op.Err, "Could not read equality index"):
 			// The PHP library's own race, not the mount's: is_file() is
 			// answered from PHP's stat cache, which still holds an index
@@ -414,12 +411,6 @@ func mountWriter(t *testing.T, u docUniverse, w string, seed uint64, dir, tmp st
 			op.How = "mv from a scratch name"
 			scratch := rec + "." + w + ".tmp"
 			out, err, op.T0, op.T1 = coopCmd(nil, "sh", "-c", `cat "$1" > "$2" && mv "$2" "$3"`, "sh", src, scratch, rec)
-			if err != nil && strings.Contains(out, "cannot overwrite directory") {
-				// Diagnose the known defect (see judge below): what the
-				// kernel shows for the record's name right after.
-				st, _, _, _ := coopCmd(nil, "stat", "-c", "%i %F %s %h", rec, dir)
-				t.Logf("KNOWN DEFECT diagnosis: stat %s and its folder: %s", rec, st)
-			}
 			if err != nil {
 				coopCmd(nil, "rm", "-f", scratch)
 			}
@@ -630,6 +621,46 @@ func judgeDocID(id string, ops []docOp, final map[string]any, probs *problems) {
 func isCreateRace(op docOp) bool {
 	return !strings.HasPrefix(op.How, "storhfs") && strings.Contains(op.Err, "File exists")
 }
+
+// isMvVanishedTarget: `mv scratch rec` met rec as present, then as
+// missing, and GNU mv (9.1, here) misreports that. Traced with strace:
+// renameat2(scratch, rec, RENAME_NOREPLACE) fails with EEXIST, mv's lstat
+// of rec fails with ENOENT, and mv, still holding EEXIST from the rename,
+// judges the stat buffer that lstat never filled: "cannot overwrite
+// directory ... with non-directory", with no system call in between.
+// Nothing is stored or lost: the scratch file keeps the content.
+//
+// Two ways to get there, both seen (the op dump, STORHFS_COOP_DUMP): the
+// name went in between (another writer's delete, or another mount writer's
+// create refused for a unique slug: a refused create leaves no name), or
+// the kernel still held the name as missing from before another process
+// stored the record (an outside change, shown within outsideChangeWindow;
+// the rename's EEXIST makes the mount drop that entry at once:
+// collectionNode.shownMissing, but mv's next call can come first). So the
+// case counts only when another writer's operation on the record is that
+// close in time; otherwise the mount showed a stored record as missing, and
+// the test fails.
+func isMvVanishedTarget(op docOp, ops []docOp) bool {
+	if op.How != "mv from a scratch name" || !strings.Contains(op.Err, "cannot overwrite directory") {
+		return false
+	}
+	return slices.ContainsFunc(ops, func(d docOp) bool {
+		if d.ID != op.ID || d.W == op.W || d.T0 >= op.T1 {
+			return false
+		}
+		switch {
+		case d.Op == "delete" && d.OK, d.Op == "put" && !d.OK:
+			return d.T1 > op.T0
+		case d.Op == "put" && !strings.HasPrefix(d.W, "m"): // PHP (p*) or the CLI (c1)
+			return d.T1 > op.T0-int64(outsideChangeWindow)
+		}
+		return false
+	})
+}
+
+// outsideChangeWindow is how soon the mount shows a change made outside it
+// (the watcher's promise, issue 14).
+const outsideChangeWindow = 100 * time.Millisecond
 
 // isUniqueRefusal: the write was refused because its slug is taken.
 func isUniqueRefusal(op docOp) bool {
