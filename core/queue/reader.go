@@ -1,10 +1,12 @@
 package queue
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -35,19 +37,21 @@ const (
 // payloads are not held in memory: each job remembers the offset of its
 // enqueue line, which the views re-read through the snapshot's own file
 // handle (appends and PHP's truncation of an invalid tail never touch the
-// valid prefix). Safe for concurrent use.
+// valid prefix). Immutable once returned and safe for concurrent use.
 type Snapshot struct {
 	f        *os.File
-	Size     int64      // bytes of queue.log considered (its size when read)
-	ValidEnd int64      // end of the valid prefix
-	Lines    int        // valid lines
-	Invalid  *LineError // first invalid line; nil when the whole file is valid
-	ModTime  time.Time  // queue.log mtime when read
+	fi       os.FileInfo // f's stat when read: its identity (device, inode)
+	Size     int64       // bytes of queue.log considered (its size when read)
+	ValidEnd int64       // end of the valid prefix
+	Lines    int         // valid lines
+	Invalid  *LineError  // first invalid line; nil when the whole file is valid
+	ModTime  time.Time   // queue.log mtime when read
 	st       *state
-	events   int64 // ViewEvents size, counted during the replay
+	tail     []byte    // the last (up to tailCheck) bytes of the valid prefix
+	events   viewIndex // ViewEvents' index, built by the replay
 
 	mu    sync.Mutex
-	index [numViews]*viewIndex // built on first use
+	index [ViewEvents]*viewIndex // the job views' indexes, built on first use
 }
 
 // viewIndex is a view's exact byte size plus checkpoints for ReadAt.
@@ -66,9 +70,29 @@ type viewCursor struct {
 
 const checkpointEvery = 128
 
+// tailCheck is how many bytes before a snapshot's valid end must be
+// unchanged for ReadSnapshotAfter to resume there. It catches a log
+// rewritten in place to at least its old size, which the format forbids
+// (docs/format/queue.md P8) and which identity and size cannot tell.
+const tailCheck = 64
+
 // ReadSnapshot replays dir/queue.log without taking the lock. now stands in
 // for missing event timestamps (nil = time.Now).
 func ReadSnapshot(dir string, now func() time.Time) (*Snapshot, error) {
+	return ReadSnapshotAfter(nil, dir, now)
+}
+
+// ReadSnapshotAfter is ReadSnapshot given an earlier snapshot prev of the
+// same directory (nil = none). While queue.log is the file prev read (same
+// device and inode) and still holds prev's valid prefix (it is at least
+// that long and the prefix's last tailCheck bytes are unchanged), only the
+// bytes after that prefix are replayed, on a copy of prev's state. The
+// result is what a full replay gives, since queue.log only grows, apart
+// from an invalid tail, which lies past the valid prefix; otherwise (the
+// log was replaced, truncated or rewritten) the whole file is replayed.
+// prev is only read: its views are unchanged, and closing either snapshot
+// leaves the other readable.
+func ReadSnapshotAfter(prev *Snapshot, dir string, now func() time.Time) (*Snapshot, error) {
 	if now == nil {
 		now = time.Now
 	}
@@ -76,21 +100,56 @@ func ReadSnapshot(dir string, now func() time.Time) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read queue %s: %w", dir, err)
 	}
+	s, err := readSnapshot(f, prev, now().Unix())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read queue %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// readSnapshot replays f, from prev's valid end on a copy of prev's state
+// when prev.prefixOf(f).
+func readSnapshot(f *os.File, prev *Snapshot, now int64) (*Snapshot, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read queue %s: %w", dir, err)
+		return nil, err
 	}
-	s := &Snapshot{f: f, Size: fi.Size(), ModTime: fi.ModTime(), st: newState()}
-	res, err := replay(f, 0, s.Size, 1, s.st, now().Unix(), false, func(json []byte) {
-		s.events += int64(len(json)) + 1
+	s := &Snapshot{f: f, fi: fi, Size: fi.Size(), ModTime: fi.ModTime()}
+	if prev.prefixOf(f, fi) {
+		s.st = prev.st.clone(now)
+		s.ValidEnd, s.Lines = prev.ValidEnd, prev.Lines
+		s.events = viewIndex{size: prev.events.size, points: slices.Clip(prev.events.points)}
+	} else {
+		s.st = newState()
+	}
+	res, err := replay(f, s.ValidEnd, s.Size, s.Lines+1, s.st, now, false, func(start int64, json []byte) {
+		if s.Lines%checkpointEvery == 0 {
+			s.events.points = append(s.events.points, viewCursor{viewOff: s.events.size, fileOff: start})
+		}
+		s.events.size += int64(len(json)) + 1
+		s.Lines++
 	})
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read queue %s: %w", dir, err)
+		return nil, err
 	}
-	s.ValidEnd, s.Lines, s.Invalid = res.end, res.lines, res.invalid
+	s.ValidEnd, s.Invalid = res.end, res.invalid
+	s.tail = make([]byte, min(s.ValidEnd, tailCheck))
+	if _, err := f.ReadAt(s.tail, s.ValidEnd-int64(len(s.tail))); err != nil {
+		return nil, fmt.Errorf("re-read queue.log at offset %d: %w", s.ValidEnd-int64(len(s.tail)), err)
+	}
 	return s, nil
+}
+
+// prefixOf reports whether f, with stat fi, is the file s read and still
+// holds s's valid prefix. False for a nil s.
+func (s *Snapshot) prefixOf(f *os.File, fi os.FileInfo) bool {
+	if s == nil || !os.SameFile(s.fi, fi) || fi.Size() < s.ValidEnd {
+		return false
+	}
+	tail := make([]byte, len(s.tail))
+	_, err := f.ReadAt(tail, s.ValidEnd-int64(len(tail)))
+	return err == nil && bytes.Equal(tail, s.tail)
 }
 
 // Close releases the file handle; views fail afterwards.
@@ -118,9 +177,6 @@ func (s *Snapshot) Each(v View, fn func(line []byte) error) error {
 
 // ViewSize returns the exact byte size of view v.
 func (s *Snapshot) ViewSize(v View) (int64, error) {
-	if v == ViewEvents {
-		return s.events, nil
-	}
 	idx, err := s.viewIndex(v)
 	if err != nil {
 		return 0, err
@@ -166,7 +222,10 @@ func (s *Snapshot) ReadAt(v View, p []byte, off int64) (int, error) {
 }
 
 func (s *Snapshot) viewIndex(v View) (*viewIndex, error) {
-	if v >= numViews {
+	switch {
+	case v == ViewEvents:
+		return &s.events, nil
+	case v >= numViews:
 		return nil, fmt.Errorf("queue: unknown view %d", v)
 	}
 	s.mu.Lock()
@@ -308,12 +367,7 @@ func (it *viewIter) appendPayload(dst []byte, p payloadRef) ([]byte, error) {
 // EventsExtend reports whether s's events view is prev's followed by more
 // lines: s read the very file prev read (queue.log is append-only; only an
 // invalid tail, past prev's valid prefix, is ever truncated) and its valid
-// prefix is at least as long. prev must not be closed.
+// prefix is at least as long.
 func (s *Snapshot) EventsExtend(prev *Snapshot) bool {
-	a, err := prev.f.Stat()
-	if err != nil {
-		return false
-	}
-	b, err := s.f.Stat()
-	return err == nil && os.SameFile(a, b) && s.ValidEnd >= prev.ValidEnd
+	return os.SameFile(prev.fi, s.fi) && s.ValidEnd >= prev.ValidEnd
 }
