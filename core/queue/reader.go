@@ -47,6 +47,7 @@ type Snapshot struct {
 	Invalid  *LineError  // first invalid line; nil when the whole file is valid
 	ModTime  time.Time   // queue.log mtime when read
 	st       *state
+	from     int64     // where the replay started: 0, or the valid end of the snapshot extended
 	tail     []byte    // the last (up to tailCheck) bytes of the valid prefix
 	events   viewIndex // ViewEvents' index, built by the replay
 
@@ -118,7 +119,7 @@ func readSnapshot(f *os.File, prev *Snapshot, now int64) (*Snapshot, error) {
 	s := &Snapshot{f: f, fi: fi, Size: fi.Size(), ModTime: fi.ModTime()}
 	if prev.prefixOf(f, fi) {
 		s.st = prev.st.clone(now)
-		s.ValidEnd, s.Lines = prev.ValidEnd, prev.Lines
+		s.from, s.ValidEnd, s.Lines = prev.ValidEnd, prev.ValidEnd, prev.Lines
 		s.events = viewIndex{size: prev.events.size, points: slices.Clip(prev.events.points)}
 	} else {
 		s.st = newState()
@@ -142,7 +143,8 @@ func readSnapshot(f *os.File, prev *Snapshot, now int64) (*Snapshot, error) {
 }
 
 // prefixOf reports whether f, with stat fi, is the file s read and still
-// holds s's valid prefix. False for a nil s.
+// holds s's valid prefix. False for a nil s. s's open handle keeps its inode
+// from being reused, so an equal identity is the same file.
 func (s *Snapshot) prefixOf(f *os.File, fi os.FileInfo) bool {
 	if s == nil || !os.SameFile(s.fi, fi) || fi.Size() < s.ValidEnd {
 		return false
