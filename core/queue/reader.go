@@ -235,20 +235,22 @@ func (s *Snapshot) viewIndex(v View) (*viewIndex, error) {
 	if s.index[v] != nil {
 		return s.index[v], nil
 	}
+	// Line lengths come from the state alone (payloadRef.enc): no payload
+	// is re-read.
 	idx := &viewIndex{}
-	it := s.iter(v, s.start(v))
-	for lines := 0; ; lines++ {
+	var head []byte
+	var err error
+	for j, lines := s.start(v).j, 0; j != nil; j, lines = j.next, lines+1 {
 		if lines%checkpointEvery == 0 {
-			idx.points = append(idx.points, it.cursor(idx.size))
+			idx.points = append(idx.points, viewCursor{viewOff: idx.size, j: j})
 		}
-		line, err := it.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+		if head, err = appendJobHead(head[:0], v, j); err != nil {
 			return nil, err
 		}
-		idx.size += int64(len(line))
+		idx.size += int64(len(head)) + int64(len("}\n"))
+		if v != ViewDone {
+			idx.size += int64(j.payload.viewLen())
+		}
 	}
 	s.index[v] = idx
 	return idx, nil
@@ -285,10 +287,6 @@ type viewIter struct {
 	raw     []byte
 }
 
-func (it *viewIter) cursor(viewOff int64) viewCursor {
-	return viewCursor{viewOff: viewOff, j: it.j, fileOff: it.fileOff}
-}
-
 func (it *viewIter) next() ([]byte, error) {
 	if it.v == ViewEvents {
 		return it.nextEvent()
@@ -298,27 +296,36 @@ func (it *viewIter) next() ([]byte, error) {
 		return nil, io.EOF
 	}
 	it.j = j.next
-	var err error
-	b := append(it.line[:0], `{"id":`...)
-	if b, err = phpjson.AppendString(b, j.id); err != nil {
+	b, err := appendJobHead(it.line[:0], it.v, j)
+	if err != nil {
 		return nil, err
 	}
-	switch it.v {
-	case ViewProcessing:
-		b = append(b, `,"claimed_at":`...)
-		b = appendInt(b, j.at)
-	case ViewDone:
-		b = append(b, `,"completed_at":`...)
-		b = appendInt(b, j.at)
-	}
 	if it.v != ViewDone {
-		b = append(b, `,"payload":`...)
 		if b, err = it.appendPayload(b, j.payload); err != nil {
 			return nil, err
 		}
 	}
 	it.line = append(b, '}', '\n')
 	return it.line, nil
+}
+
+// appendJobHead appends j's line of job view v up to its payload: all but
+// the payload and the closing "}\n".
+func appendJobHead(dst []byte, v View, j *job) ([]byte, error) {
+	b, err := phpjson.AppendString(append(dst, `{"id":`...), j.id)
+	if err != nil {
+		return nil, err
+	}
+	switch v {
+	case ViewProcessing:
+		b = appendInt(append(b, `,"claimed_at":`...), j.at)
+	case ViewDone:
+		b = appendInt(append(b, `,"completed_at":`...), j.at)
+	}
+	if v != ViewDone {
+		b = append(b, `,"payload":`...)
+	}
+	return b, nil
 }
 
 func (it *viewIter) nextEvent() ([]byte, error) {
@@ -336,11 +343,10 @@ func (it *viewIter) nextEvent() ([]byte, error) {
 }
 
 // appendPayload re-reads the enqueue line that set the payload and appends
-// the payload as claimers see it, encoded as storh does. A payload storh
-// cannot encode is written as null plus "payload_error":<message>.
+// the payload as claimers see it (appendViewPayload).
 func (it *viewIter) appendPayload(dst []byte, p payloadRef) ([]byte, error) {
 	if !p.present() {
-		return append(dst, '[', ']'), nil
+		return append(dst, noPayload...), nil
 	}
 	if cap(it.raw) < int(p.n) {
 		it.raw = make([]byte, p.n)
@@ -356,14 +362,33 @@ func (it *viewIter) appendPayload(dst []byte, p payloadRef) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("queue.log changed under the snapshot at offset %d: %w", p.off-1, err)
 	}
-	out, err := phpjson.AppendEncode(dst, ev.Payload)
-	if err != nil {
-		// PHP decodes 1e999 as INF but cannot encode it: keep the view a
-		// valid NDJSON file and say why the payload is missing.
-		out = append(dst, `null,"payload_error":`...)
-		return phpjson.AppendString(out, err.Error())
+	return appendViewPayload(dst, ev.Payload), nil
+}
+
+// noPayload is a job view's payload for a job without one.
+const noPayload = "[]"
+
+// viewLen is the length of p's payload in a job view.
+func (p payloadRef) viewLen() int32 {
+	if !p.present() {
+		return int32(len(noPayload))
 	}
-	return out, nil
+	return p.enc
+}
+
+// appendViewPayload appends payload as the job views show it: encoded as
+// storh does, or, for a payload storh cannot encode, null plus
+// "payload_error":<message>.
+func appendViewPayload(dst []byte, payload *phpjson.Array) []byte {
+	out, err := phpjson.AppendEncode(dst, payload)
+	if err == nil {
+		return out
+	}
+	// PHP decodes 1e999 as INF but cannot encode it: keep the view a valid
+	// NDJSON file and say why the payload is missing. phpjson's messages
+	// are ASCII, so quoting one cannot fail.
+	out, _ = phpjson.AppendString(append(dst, `null,"payload_error":`...), err.Error())
+	return out
 }
 
 // EventsExtend reports whether s's events view is prev's followed by more

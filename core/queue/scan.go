@@ -71,6 +71,7 @@ func replay(f io.ReaderAt, off, limit int64, firstLine int, s *state, now int64,
 		return res, nil
 	}
 	sc := newLineScanner(f, off, limit)
+	var encoded []byte
 	for {
 		line, start, err := sc.next()
 		if err == io.EOF {
@@ -89,7 +90,8 @@ func replay(f io.ReaderAt, off, limit int64, firstLine int, s *state, now int64,
 			if keepPayloads {
 				p.val = ev.Payload
 			} else {
-				p.off, p.n = start+1, int32(len(line))
+				encoded = appendViewPayload(encoded[:0], ev.Payload)
+				p.off, p.n, p.enc = start+1, int32(len(line)), int32(len(encoded))
 			}
 		}
 		s.apply(&ev, p, now)

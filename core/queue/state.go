@@ -20,6 +20,7 @@ type payloadRef struct {
 	val *phpjson.Array
 	off int64 // start of the enqueue line + 1 (0 = none)
 	n   int32 // that line's length in bytes
+	enc int32 // Reader: the payload's length as the views write it (appendViewPayload)
 }
 
 func (p payloadRef) present() bool { return p.val != nil || p.off != 0 }
