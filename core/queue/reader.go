@@ -91,8 +91,9 @@ func ReadSnapshot(dir string, now func() time.Time) (*Snapshot, error) {
 // result is what a full replay gives, since queue.log only grows, apart
 // from an invalid tail, which lies past the valid prefix; otherwise (the
 // log was replaced, truncated or rewritten) the whole file is replayed.
-// prev is only read: its views are unchanged, and closing either snapshot
-// leaves the other readable.
+// prev must be open (its handle keeps its inode from being reused, so the
+// same identity is the same file) and is only read: its views are
+// unchanged, and closing either snapshot leaves the other readable.
 func ReadSnapshotAfter(prev *Snapshot, dir string, now func() time.Time) (*Snapshot, error) {
 	if now == nil {
 		now = time.Now
@@ -143,8 +144,7 @@ func readSnapshot(f *os.File, prev *Snapshot, now int64) (*Snapshot, error) {
 }
 
 // prefixOf reports whether f, with stat fi, is the file s read and still
-// holds s's valid prefix. False for a nil s. s's open handle keeps its inode
-// from being reused, so an equal identity is the same file.
+// holds s's valid prefix. False for a nil s.
 func (s *Snapshot) prefixOf(f *os.File, fi os.FileInfo) bool {
 	if s == nil || !os.SameFile(s.fi, fi) || fi.Size() < s.ValidEnd {
 		return false
@@ -269,7 +269,7 @@ func (s *Snapshot) start(v View) viewCursor {
 }
 
 func (s *Snapshot) iter(v View, c viewCursor) *viewIter {
-	it := &viewIter{s: s, v: v, j: c.j, fileOff: c.fileOff}
+	it := &viewIter{s: s, v: v, j: c.j}
 	if v == ViewEvents {
 		it.sc = newLineScanner(s.f, c.fileOff, s.ValidEnd)
 	}
@@ -278,13 +278,12 @@ func (s *Snapshot) iter(v View, c viewCursor) *viewIter {
 
 // viewIter produces a view's lines from a cursor.
 type viewIter struct {
-	s       *Snapshot
-	v       View
-	j       *job         // next job (job views)
-	fileOff int64        // next queue.log line (ViewEvents)
-	sc      *lineScanner // ViewEvents
-	line    []byte
-	raw     []byte
+	s    *Snapshot
+	v    View
+	j    *job         // next job (job views)
+	sc   *lineScanner // ViewEvents
+	line []byte
+	raw  []byte
 }
 
 func (it *viewIter) next() ([]byte, error) {
@@ -333,7 +332,6 @@ func (it *viewIter) nextEvent() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	it.fileOff = start + int64(len(line))
 	json, fault := guard.Queue().Parse(line)
 	if fault != guard.OK {
 		return nil, fmt.Errorf("queue.log changed under the snapshot at offset %d: %w", start, guardError(fault))
