@@ -137,9 +137,11 @@ type QueueStore interface {
 	// is read from: its (size, mtime, inode) unchanged means an unchanged
 	// queue. The poller and the watcher stamp and watch it.
 	StateFile() string
-	// Snapshot reads the queue as it is now. The snapshot is immutable
-	// and safe for concurrent use; it holds files open until Close.
-	Snapshot() (QueueSnapshot, error)
+	// SnapshotAfter reads the queue as it is now. prev (nil = none) is an
+	// open earlier snapshot of this store the read may build on; it is
+	// neither changed nor closed. The snapshot is immutable and safe for
+	// concurrent use; it holds files open until Close.
+	SnapshotAfter(prev QueueSnapshot) (QueueSnapshot, error)
 }
 
 // QueueView is one of the files a queue folder shows (queueViews).

@@ -30,7 +30,7 @@ type logSource struct {
 func newLogSource(store LogStore) *logSource {
 	s := &logSource{store: store}
 	s.cache.fingerprint = s.fingerprint
-	s.cache.take = func() (any, func() error, error) {
+	s.cache.take = func(any) (any, func() error, error) {
 		snap, err := store.Snapshot()
 		if err != nil {
 			return nil, nil, err

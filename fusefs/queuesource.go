@@ -39,8 +39,9 @@ type queueSource struct {
 func newQueueSource(store QueueStore) *queueSource {
 	s := &queueSource{store: store}
 	s.cache.fingerprint = s.fingerprint
-	s.cache.take = func() (any, func() error, error) {
-		snap, err := store.Snapshot()
+	s.cache.take = func(prev any) (any, func() error, error) {
+		p, _ := prev.(QueueSnapshot)
+		snap, err := store.SnapshotAfter(p)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -44,7 +44,9 @@ func (s *sharedSnapshot) release() {
 // whether the (expensive) snapshot is taken again.
 type snapshotCache struct {
 	fingerprint func() (fingerprint, error)
-	take        func() (snap any, close func() error, err error)
+	// take reads a new snapshot. prev is the one it replaces (nil for the
+	// first), held open by the cache until take returns.
+	take func(prev any) (snap any, close func() error, err error)
 
 	mu  sync.Mutex
 	cur *sharedSnapshot
@@ -65,7 +67,11 @@ func (c *snapshotCache) acquire() (*sharedSnapshot, error) {
 		c.cur.refs.Add(1)
 		return c.cur, nil
 	}
-	snap, closeFn, err := c.take()
+	var prev any
+	if c.cur != nil {
+		prev = c.cur.snap
+	}
+	snap, closeFn, err := c.take(prev)
 	if err != nil {
 		return nil, err
 	}

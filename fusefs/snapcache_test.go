@@ -10,7 +10,10 @@ func TestSnapshotCache(t *testing.T) {
 	var fpErr error
 	c := &snapshotCache{
 		fingerprint: func() (fingerprint, error) { return fingerprint{key: key}, fpErr },
-		take: func() (any, func() error, error) {
+		take: func(prev any) (any, func() error, error) {
+			if prev != nil && prev != taken || prev == nil && taken != 0 {
+				t.Errorf("snapshot %d taken after %v, want after the cached one", taken+1, prev)
+			}
 			taken++
 			return taken, func() error { closed++; return nil }, nil
 		},

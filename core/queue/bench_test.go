@@ -195,3 +195,52 @@ func BenchmarkOpen20k(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N*3*benchJobs), "us/event")
 	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/1e3/float64(b.N*3*benchJobs), "cpu-us/event")
 }
+
+// snapshotLog20k is a queue of 20k jobs (all enqueued, half claimed, a
+// quarter completed) plus one claim appended after snapshot prev was taken.
+func snapshotLog20k(b *testing.B) (dir string, prev *Snapshot) {
+	q, ids := benchQueue(b, benchJobs)
+	if _, err := q.ClaimMany(benchJobs / 2); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := q.CompleteMany(ids[:benchJobs/4], true); err != nil {
+		b.Fatal(err)
+	}
+	prev, err := ReadSnapshot(q.Path(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { prev.Close() })
+	if _, err := q.Claim(); err != nil {
+		b.Fatal(err)
+	}
+	return q.Path(), prev
+}
+
+// BenchmarkSnapshot20k is the mount's refresh after one append to a 20k-job
+// queue: a full replay against an extension of the previous snapshot; the
+// "+stat" variants also size every view, as a stat of each view file does.
+func BenchmarkSnapshot20k(b *testing.B) {
+	dir, prev := snapshotLog20k(b)
+	for _, bc := range []struct {
+		name string
+		prev *Snapshot
+		stat bool
+	}{{"full", nil, false}, {"extend", prev, false}, {"full+stat", nil, true}, {"extend+stat", prev, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			runtime.GC()
+			for b.Loop() {
+				s, err := ReadSnapshotAfter(bc.prev, dir, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for v := ViewPending; bc.stat && v < numViews; v++ {
+					if _, err := s.ViewSize(v); err != nil {
+						b.Fatal(err)
+					}
+				}
+				s.Close()
+			}
+		})
+	}
+}

@@ -1,10 +1,12 @@
 package queue
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -35,19 +37,22 @@ const (
 // payloads are not held in memory: each job remembers the offset of its
 // enqueue line, which the views re-read through the snapshot's own file
 // handle (appends and PHP's truncation of an invalid tail never touch the
-// valid prefix). Safe for concurrent use.
+// valid prefix). Immutable once returned and safe for concurrent use.
 type Snapshot struct {
 	f        *os.File
-	Size     int64      // bytes of queue.log considered (its size when read)
-	ValidEnd int64      // end of the valid prefix
-	Lines    int        // valid lines
-	Invalid  *LineError // first invalid line; nil when the whole file is valid
-	ModTime  time.Time  // queue.log mtime when read
+	fi       os.FileInfo // f's stat when read: its identity (device, inode)
+	Size     int64       // bytes of queue.log considered (its size when read)
+	ValidEnd int64       // end of the valid prefix
+	Lines    int         // valid lines
+	Invalid  *LineError  // first invalid line; nil when the whole file is valid
+	ModTime  time.Time   // queue.log mtime when read
 	st       *state
-	events   int64 // ViewEvents size, counted during the replay
+	from     int64     // where the replay started: 0, or the valid end of the snapshot extended
+	tail     []byte    // the last (up to tailCheck) bytes of the valid prefix
+	events   viewIndex // ViewEvents' index, built by the replay
 
 	mu    sync.Mutex
-	index [numViews]*viewIndex // built on first use
+	index [ViewEvents]*viewIndex // the job views' indexes, built on first use
 }
 
 // viewIndex is a view's exact byte size plus checkpoints for ReadAt.
@@ -66,9 +71,30 @@ type viewCursor struct {
 
 const checkpointEvery = 128
 
+// tailCheck is how many bytes before a snapshot's valid end must be
+// unchanged for ReadSnapshotAfter to resume there. It catches a log
+// rewritten in place to at least its old size, which the format forbids
+// (docs/format/queue.md P8) and which identity and size cannot tell.
+const tailCheck = 64
+
 // ReadSnapshot replays dir/queue.log without taking the lock. now stands in
 // for missing event timestamps (nil = time.Now).
 func ReadSnapshot(dir string, now func() time.Time) (*Snapshot, error) {
+	return ReadSnapshotAfter(nil, dir, now)
+}
+
+// ReadSnapshotAfter is ReadSnapshot given an earlier snapshot prev of the
+// same directory (nil = none). While queue.log is the file prev read (same
+// device and inode) and still holds prev's valid prefix (it is at least
+// that long and the prefix's last tailCheck bytes are unchanged), only the
+// bytes after that prefix are replayed, on a copy of prev's state. The
+// result is what a full replay gives, since queue.log only grows, apart
+// from an invalid tail, which lies past the valid prefix; otherwise (the
+// log was replaced, truncated or rewritten) the whole file is replayed.
+// prev must be open (its handle keeps its inode from being reused, so the
+// same identity is the same file) and is only read: its views are
+// unchanged, and closing either snapshot leaves the other readable.
+func ReadSnapshotAfter(prev *Snapshot, dir string, now func() time.Time) (*Snapshot, error) {
 	if now == nil {
 		now = time.Now
 	}
@@ -76,21 +102,56 @@ func ReadSnapshot(dir string, now func() time.Time) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read queue %s: %w", dir, err)
 	}
+	s, err := readSnapshot(f, prev, now().Unix())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read queue %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// readSnapshot replays f, from prev's valid end on a copy of prev's state
+// when prev.prefixOf(f).
+func readSnapshot(f *os.File, prev *Snapshot, now int64) (*Snapshot, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read queue %s: %w", dir, err)
+		return nil, err
 	}
-	s := &Snapshot{f: f, Size: fi.Size(), ModTime: fi.ModTime(), st: newState()}
-	res, err := replay(f, 0, s.Size, 1, s.st, now().Unix(), false, func(json []byte) {
-		s.events += int64(len(json)) + 1
+	s := &Snapshot{f: f, fi: fi, Size: fi.Size(), ModTime: fi.ModTime()}
+	if prev.prefixOf(f, fi) {
+		s.st = prev.st.clone(now)
+		s.from, s.ValidEnd, s.Lines = prev.ValidEnd, prev.ValidEnd, prev.Lines
+		s.events = viewIndex{size: prev.events.size, points: slices.Clip(prev.events.points)}
+	} else {
+		s.st = newState()
+	}
+	res, err := replay(f, s.ValidEnd, s.Size, s.Lines+1, s.st, now, false, func(start int64, json []byte) {
+		if s.Lines%checkpointEvery == 0 {
+			s.events.points = append(s.events.points, viewCursor{viewOff: s.events.size, fileOff: start})
+		}
+		s.events.size += int64(len(json)) + 1
+		s.Lines++
 	})
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read queue %s: %w", dir, err)
+		return nil, err
 	}
-	s.ValidEnd, s.Lines, s.Invalid = res.end, res.lines, res.invalid
+	s.ValidEnd, s.Invalid = res.end, res.invalid
+	s.tail = make([]byte, min(s.ValidEnd, tailCheck))
+	if _, err := f.ReadAt(s.tail, s.ValidEnd-int64(len(s.tail))); err != nil {
+		return nil, fmt.Errorf("re-read queue.log at offset %d: %w", s.ValidEnd-int64(len(s.tail)), err)
+	}
 	return s, nil
+}
+
+// prefixOf reports whether f, with stat fi, is the file s read and still
+// holds s's valid prefix. False for a nil s.
+func (s *Snapshot) prefixOf(f *os.File, fi os.FileInfo) bool {
+	if s == nil || !os.SameFile(s.fi, fi) || fi.Size() < s.ValidEnd {
+		return false
+	}
+	tail := make([]byte, len(s.tail))
+	_, err := f.ReadAt(tail, s.ValidEnd-int64(len(tail)))
+	return err == nil && bytes.Equal(tail, s.tail)
 }
 
 // Close releases the file handle; views fail afterwards.
@@ -118,9 +179,6 @@ func (s *Snapshot) Each(v View, fn func(line []byte) error) error {
 
 // ViewSize returns the exact byte size of view v.
 func (s *Snapshot) ViewSize(v View) (int64, error) {
-	if v == ViewEvents {
-		return s.events, nil
-	}
 	idx, err := s.viewIndex(v)
 	if err != nil {
 		return 0, err
@@ -166,7 +224,10 @@ func (s *Snapshot) ReadAt(v View, p []byte, off int64) (int, error) {
 }
 
 func (s *Snapshot) viewIndex(v View) (*viewIndex, error) {
-	if v >= numViews {
+	switch {
+	case v == ViewEvents:
+		return &s.events, nil
+	case v >= numViews:
 		return nil, fmt.Errorf("queue: unknown view %d", v)
 	}
 	s.mu.Lock()
@@ -174,20 +235,22 @@ func (s *Snapshot) viewIndex(v View) (*viewIndex, error) {
 	if s.index[v] != nil {
 		return s.index[v], nil
 	}
+	// Line lengths come from the state alone (payloadRef.enc): no payload
+	// is re-read.
 	idx := &viewIndex{}
-	it := s.iter(v, s.start(v))
-	for lines := 0; ; lines++ {
+	var head []byte
+	var err error
+	for j, lines := s.start(v).j, 0; j != nil; j, lines = j.next, lines+1 {
 		if lines%checkpointEvery == 0 {
-			idx.points = append(idx.points, it.cursor(idx.size))
+			idx.points = append(idx.points, viewCursor{viewOff: idx.size, j: j})
 		}
-		line, err := it.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+		if head, err = appendJobHead(head[:0], v, j); err != nil {
 			return nil, err
 		}
-		idx.size += int64(len(line))
+		idx.size += int64(len(head)) + int64(len("}\n"))
+		if v != ViewDone {
+			idx.size += int64(j.payload.viewLen())
+		}
 	}
 	s.index[v] = idx
 	return idx, nil
@@ -206,7 +269,7 @@ func (s *Snapshot) start(v View) viewCursor {
 }
 
 func (s *Snapshot) iter(v View, c viewCursor) *viewIter {
-	it := &viewIter{s: s, v: v, j: c.j, fileOff: c.fileOff}
+	it := &viewIter{s: s, v: v, j: c.j}
 	if v == ViewEvents {
 		it.sc = newLineScanner(s.f, c.fileOff, s.ValidEnd)
 	}
@@ -215,17 +278,12 @@ func (s *Snapshot) iter(v View, c viewCursor) *viewIter {
 
 // viewIter produces a view's lines from a cursor.
 type viewIter struct {
-	s       *Snapshot
-	v       View
-	j       *job         // next job (job views)
-	fileOff int64        // next queue.log line (ViewEvents)
-	sc      *lineScanner // ViewEvents
-	line    []byte
-	raw     []byte
-}
-
-func (it *viewIter) cursor(viewOff int64) viewCursor {
-	return viewCursor{viewOff: viewOff, j: it.j, fileOff: it.fileOff}
+	s    *Snapshot
+	v    View
+	j    *job         // next job (job views)
+	sc   *lineScanner // ViewEvents
+	line []byte
+	raw  []byte
 }
 
 func (it *viewIter) next() ([]byte, error) {
@@ -237,21 +295,11 @@ func (it *viewIter) next() ([]byte, error) {
 		return nil, io.EOF
 	}
 	it.j = j.next
-	var err error
-	b := append(it.line[:0], `{"id":`...)
-	if b, err = phpjson.AppendString(b, j.id); err != nil {
+	b, err := appendJobHead(it.line[:0], it.v, j)
+	if err != nil {
 		return nil, err
 	}
-	switch it.v {
-	case ViewProcessing:
-		b = append(b, `,"claimed_at":`...)
-		b = appendInt(b, j.at)
-	case ViewDone:
-		b = append(b, `,"completed_at":`...)
-		b = appendInt(b, j.at)
-	}
 	if it.v != ViewDone {
-		b = append(b, `,"payload":`...)
 		if b, err = it.appendPayload(b, j.payload); err != nil {
 			return nil, err
 		}
@@ -260,12 +308,30 @@ func (it *viewIter) next() ([]byte, error) {
 	return it.line, nil
 }
 
+// appendJobHead appends j's line of job view v up to its payload: all but
+// the payload and the closing "}\n".
+func appendJobHead(dst []byte, v View, j *job) ([]byte, error) {
+	b, err := phpjson.AppendString(append(dst, `{"id":`...), j.id)
+	if err != nil {
+		return nil, err
+	}
+	switch v {
+	case ViewProcessing:
+		b = appendInt(append(b, `,"claimed_at":`...), j.at)
+	case ViewDone:
+		b = appendInt(append(b, `,"completed_at":`...), j.at)
+	}
+	if v != ViewDone {
+		b = append(b, `,"payload":`...)
+	}
+	return b, nil
+}
+
 func (it *viewIter) nextEvent() ([]byte, error) {
 	line, start, err := it.sc.next()
 	if err != nil {
 		return nil, err
 	}
-	it.fileOff = start + int64(len(line))
 	json, fault := guard.Queue().Parse(line)
 	if fault != guard.OK {
 		return nil, fmt.Errorf("queue.log changed under the snapshot at offset %d: %w", start, guardError(fault))
@@ -275,11 +341,10 @@ func (it *viewIter) nextEvent() ([]byte, error) {
 }
 
 // appendPayload re-reads the enqueue line that set the payload and appends
-// the payload as claimers see it, encoded as storh does. A payload storh
-// cannot encode is written as null plus "payload_error":<message>.
+// the payload as claimers see it (appendViewPayload).
 func (it *viewIter) appendPayload(dst []byte, p payloadRef) ([]byte, error) {
 	if !p.present() {
-		return append(dst, '[', ']'), nil
+		return append(dst, noPayload...), nil
 	}
 	if cap(it.raw) < int(p.n) {
 		it.raw = make([]byte, p.n)
@@ -295,25 +360,39 @@ func (it *viewIter) appendPayload(dst []byte, p payloadRef) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("queue.log changed under the snapshot at offset %d: %w", p.off-1, err)
 	}
-	out, err := phpjson.AppendEncode(dst, ev.Payload)
-	if err != nil {
-		// PHP decodes 1e999 as INF but cannot encode it: keep the view a
-		// valid NDJSON file and say why the payload is missing.
-		out = append(dst, `null,"payload_error":`...)
-		return phpjson.AppendString(out, err.Error())
+	return appendViewPayload(dst, ev.Payload), nil
+}
+
+// noPayload is a job view's payload for a job without one.
+const noPayload = "[]"
+
+// viewLen is the length of p's payload in a job view.
+func (p payloadRef) viewLen() int32 {
+	if !p.present() {
+		return int32(len(noPayload))
 	}
-	return out, nil
+	return p.enc
+}
+
+// appendViewPayload appends payload as the job views show it: encoded as
+// storh does, or, for a payload storh cannot encode, null plus
+// "payload_error":<message>.
+func appendViewPayload(dst []byte, payload *phpjson.Array) []byte {
+	out, err := phpjson.AppendEncode(dst, payload)
+	if err == nil {
+		return out
+	}
+	// PHP decodes 1e999 as INF but cannot encode it: keep the view a valid
+	// NDJSON file and say why the payload is missing. phpjson's messages
+	// are ASCII, so quoting one cannot fail.
+	out, _ = phpjson.AppendString(append(dst, `null,"payload_error":`...), err.Error())
+	return out
 }
 
 // EventsExtend reports whether s's events view is prev's followed by more
 // lines: s read the very file prev read (queue.log is append-only; only an
 // invalid tail, past prev's valid prefix, is ever truncated) and its valid
-// prefix is at least as long. prev must not be closed.
+// prefix is at least as long.
 func (s *Snapshot) EventsExtend(prev *Snapshot) bool {
-	a, err := prev.f.Stat()
-	if err != nil {
-		return false
-	}
-	b, err := s.f.Stat()
-	return err == nil && os.SameFile(a, b) && s.ValidEnd >= prev.ValidEnd
+	return os.SameFile(prev.fi, s.fi) && s.ValidEnd >= prev.ValidEnd
 }

@@ -63,14 +63,15 @@ type replayResult struct {
 // the first invalid line (docs/format/queue.md §2.2, §7). firstLine is the 1-based
 // number of the line at off. keepPayloads stores decoded payloads (Queue);
 // otherwise only the enqueue line's position is kept (Reader). onLine, when
-// set, sees every applied line's JSON part. A non-nil error is an I/O
-// failure, not an invalid line.
-func replay(f io.ReaderAt, off, limit int64, firstLine int, s *state, now int64, keepPayloads bool, onLine func(json []byte)) (replayResult, error) {
+// set, sees every applied line's start offset and JSON part. A non-nil error
+// is an I/O failure, not an invalid line.
+func replay(f io.ReaderAt, off, limit int64, firstLine int, s *state, now int64, keepPayloads bool, onLine func(start int64, json []byte)) (replayResult, error) {
 	res := replayResult{end: off}
 	if limit <= off {
 		return res, nil
 	}
 	sc := newLineScanner(f, off, limit)
+	var encoded []byte
 	for {
 		line, start, err := sc.next()
 		if err == io.EOF {
@@ -89,12 +90,13 @@ func replay(f io.ReaderAt, off, limit int64, firstLine int, s *state, now int64,
 			if keepPayloads {
 				p.val = ev.Payload
 			} else {
-				p.off, p.n = start+1, int32(len(line))
+				encoded = appendViewPayload(encoded[:0], ev.Payload)
+				p.off, p.n, p.enc = start+1, int32(len(line)), int32(len(encoded))
 			}
 		}
 		s.apply(&ev, p, now)
 		if onLine != nil {
-			onLine(json)
+			onLine(start, json)
 		}
 		res.lines++
 		res.end = start + int64(len(line))

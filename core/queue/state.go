@@ -20,6 +20,7 @@ type payloadRef struct {
 	val *phpjson.Array
 	off int64 // start of the enqueue line + 1 (0 = none)
 	n   int32 // that line's length in bytes
+	enc int32 // Reader: the payload's length as the views write it (appendViewPayload)
 }
 
 func (p payloadRef) present() bool { return p.val != nil || p.off != 0 }
@@ -30,8 +31,11 @@ type job struct {
 	payload payloadRef // pending/processing only
 	at      int64      // processing: claimed_at; done: completed_at
 	state   jobState
-	prev    *job
-	next    *job
+	// clock: at is the replay's clock reading, standing in for the missing
+	// ts of the event that set it (PHP: time() at replay), not a logged time.
+	clock bool
+	prev  *job
+	next  *job
 }
 
 // jobList is an intrusive doubly linked list in PHP map insertion order.
@@ -115,7 +119,7 @@ func (s *state) enqueue(id string, p payloadRef) {
 	} else {
 		s.detach(j)
 	}
-	j.payload, j.state, j.at = p, statePending, 0
+	j.payload, j.state, j.at, j.clock = p, statePending, 0, false
 	s.pending.pushBack(j)
 }
 
@@ -131,22 +135,26 @@ func (s *state) claim(id string, ts int64) *job {
 // claimJob moves the pending job j to processing.
 func (s *state) claimJob(j *job, ts int64) *job {
 	s.pending.remove(j)
-	j.state, j.at = stateProcessing, ts
+	j.state, j.at, j.clock = stateProcessing, ts, false
 	s.processing.pushBack(j)
 	return j
 }
 
 // complete: leaves pending/processing whatever the state, drops the payload;
 // done=true records (or re-times, in place) done[id] = ts, done=false
-// forgets the id.
-func (s *state) complete(id string, done bool, ts int64) {
-	if j := s.jobs[id]; j != nil {
-		s.completeJob(j, done, ts)
-	} else if done {
+// forgets the id. Returns the done job (nil when the id was forgotten).
+func (s *state) complete(id string, done bool, ts int64) *job {
+	j := s.jobs[id]
+	switch {
+	case j != nil:
+		return s.completeJob(j, done, ts)
+	case done:
 		j = s.newJob(id)
 		j.state, j.at = stateDone, ts
 		s.done.pushBack(j)
+		return j
 	}
+	return nil
 }
 
 // lookup returns s.jobs[id] (nil when unknown). Ids completed in claim
@@ -160,17 +168,19 @@ func (s *state) lookup(id string) *job {
 }
 
 // completeJob is complete for a job the state holds.
-func (s *state) completeJob(j *job, done bool, ts int64) {
+func (s *state) completeJob(j *job, done bool, ts int64) *job {
 	switch {
 	case !done:
 		s.forget(j)
+		return nil
 	case j.state == stateDone:
-		j.at = ts
+		j.at, j.clock = ts, false
 	default:
 		s.detach(j)
-		j.payload, j.state, j.at = payloadRef{}, stateDone, ts
+		j.payload, j.state, j.at, j.clock = payloadRef{}, stateDone, ts, false
 		s.done.pushBack(j)
 	}
+	return j
 }
 
 // requeue: processing -> back of pending (payload kept); otherwise a no-op.
@@ -180,7 +190,7 @@ func (s *state) requeue(id string) {
 		return
 	}
 	s.processing.remove(j)
-	j.state, j.at = statePending, 0
+	j.state, j.at, j.clock = statePending, 0, false
 	s.pending.pushBack(j)
 }
 
@@ -197,7 +207,8 @@ func (s *state) purge(id string) {
 	j.payload = payloadRef{}
 }
 
-// apply applies one decoded event; now stands in for a missing ts.
+// apply applies one decoded event; now stands in for a missing ts (and the
+// job it stamps is marked clock).
 func (s *state) apply(ev *Event, p payloadRef, now int64) {
 	ts := now
 	if ev.HasTS {
@@ -207,9 +218,13 @@ func (s *state) apply(ev *Event, p payloadRef, now int64) {
 	case OpEnqueue:
 		s.enqueue(ev.ID, p)
 	case OpClaim:
-		s.claim(ev.ID, ts)
+		if j := s.claim(ev.ID, ts); j != nil {
+			j.clock = !ev.HasTS
+		}
 	case OpComplete:
-		s.complete(ev.ID, ev.Done, ts)
+		if j := s.complete(ev.ID, ev.Done, ts); j != nil {
+			j.clock = !ev.HasTS
+		}
 	case OpRequeue:
 		s.requeue(ev.ID)
 	case OpPurge:
@@ -224,4 +239,26 @@ type Counts struct {
 
 func (s *state) counts() Counts {
 	return Counts{Pending: s.pending.n, Processing: s.processing.n, Done: s.done.n}
+}
+
+// clone returns a copy of s sharing no job with it: applying events to the
+// copy leaves s, and every view walking s's lists, untouched. Jobs whose at
+// came from the replay clock take now, as a replay at now would stamp them.
+func (s *state) clone(now int64) *state {
+	c := &state{jobs: make(map[string]*job, len(s.jobs))}
+	arena := make([]job, 0, len(s.jobs)) // every job is on exactly one list
+	for _, l := range [...]struct{ from, to *jobList }{
+		{&s.pending, &c.pending}, {&s.processing, &c.processing}, {&s.done, &c.done},
+	} {
+		for j := l.from.head; j != nil; j = j.next {
+			arena = append(arena, *j)
+			k := &arena[len(arena)-1]
+			if k.clock {
+				k.at = now
+			}
+			c.jobs[k.id] = k
+			l.to.pushBack(k)
+		}
+	}
+	return c
 }

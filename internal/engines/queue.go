@@ -24,9 +24,15 @@ type queueDir string
 func (d queueDir) Dir() string       { return string(d) }
 func (d queueDir) StateFile() string { return queue.LogName }
 
-// Snapshot: events without a timestamp get the time of reading.
-func (d queueDir) Snapshot() (fusefs.QueueSnapshot, error) {
-	snap, err := queue.ReadSnapshot(string(d), nil)
+// SnapshotAfter replays only what was appended to queue.log since prev
+// when it can (queue.ReadSnapshotAfter); events without a timestamp get
+// the time of reading.
+func (d queueDir) SnapshotAfter(prev fusefs.QueueSnapshot) (fusefs.QueueSnapshot, error) {
+	var base *queue.Snapshot
+	if p, ok := prev.(*queueSnapshot); ok {
+		base = p.Snapshot
+	}
+	snap, err := queue.ReadSnapshotAfter(base, string(d), nil)
 	if err != nil {
 		return nil, err
 	}
