@@ -58,7 +58,8 @@ type Snapshot struct {
 	v        view
 	segments []SegmentInfo
 	// replays is each segment's replay, in the order of segments: what
-	// SnapshotAfter continues (on copies; never written once built).
+	// SnapshotAfter continues. Never written once the snapshot is built,
+	// nor their stats, which a later snapshot may share.
 	replays []segReplay
 
 	// recordsSize is the records view's size counted during the replay,

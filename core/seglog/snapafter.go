@@ -130,10 +130,14 @@ func (s *Snapshot) resume(file string, seg int32, old *segReplay, mid bool, buf 
 	if err != nil {
 		return nil, res, false
 	}
-	if !old.prefixIn(f) {
+	size, ok := old.prefixIn(f)
+	if !ok {
 		return f, res, false
 	}
-	res = *old
+	res = *old // shares old.stats, which no snapshot writes once built
+	if size == old.stats.end && old.bad == nil {
+		return f, res, true // nothing after the prefix, as before
+	}
 	res.stats = old.stats.clone()
 	if err := res.replayMore(f, seg, replayRead, s.v.state, buf, -1); err != nil {
 		return f, res, false
@@ -150,32 +154,32 @@ func (s *Snapshot) resume(file string, seg int32, old *segReplay, mid bool, buf 
 // prefixIn reports whether f is the file r replayed (same device and
 // inode) and still holds r's valid prefix: at least as long, its last
 // tailCheck bytes unchanged, and, when its last line has no "\n", that
-// line unchanged with nothing after it.
-func (r *segReplay) prefixIn(f *os.File) bool {
+// line unchanged with nothing after it. size is f's size.
+func (r *segReplay) prefixIn(f *os.File) (size int64, ok bool) {
 	end := r.stats.end
 	if r.ino == 0 || int64(len(r.tail)) != min(end, tailCheck) {
-		return false
+		return 0, false
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return false
+		return 0, false
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || uint64(st.Dev) != r.dev || st.Ino != r.ino || fi.Size() < end {
-		return false
+	st, isStat := fi.Sys().(*syscall.Stat_t)
+	if size = fi.Size(); !isStat || uint64(st.Dev) != r.dev || st.Ino != r.ino || size < end {
+		return 0, false
 	}
 	tail := make([]byte, len(r.tail))
 	if _, err := f.ReadAt(tail, end-int64(len(tail))); err != nil || !bytes.Equal(tail, r.tail) {
-		return false
+		return 0, false
 	}
 	if r.unterminated {
-		if fi.Size() != end {
-			return false
+		if size != end {
+			return 0, false
 		}
 		line := make([]byte, end-r.tailOff)
 		if _, err := f.ReadAt(line, r.tailOff); err != nil || xxh3.Hash(line) != r.tailSum {
-			return false
+			return 0, false
 		}
 	}
-	return true
+	return size, true
 }
