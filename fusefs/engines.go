@@ -48,9 +48,11 @@ type LogStore interface {
 	// them (size, mtime, inode) is a change of the log; equal stats mean
 	// an unchanged log, so the mount takes no new snapshot.
 	StateFiles() ([]LogFile, error)
-	// Snapshot reads the log as it is now. The snapshot is immutable and
-	// safe for concurrent use; it holds files open until Close.
-	Snapshot() (LogSnapshot, error)
+	// SnapshotAfter reads the log as it is now. prev (nil = none) is an
+	// open earlier snapshot of this store the read may build on; it is
+	// neither changed nor closed. The snapshot is immutable and safe for
+	// concurrent use; it holds files open until Close.
+	SnapshotAfter(prev LogSnapshot) (LogSnapshot, error)
 	// Layout names where the log keeps its state, for the poller and the
 	// watcher, which stamp and watch those entries and never read them.
 	Layout() LogLayout

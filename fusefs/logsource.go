@@ -30,8 +30,12 @@ type logSource struct {
 func newLogSource(store LogStore) *logSource {
 	s := &logSource{store: store}
 	s.cache.fingerprint = s.fingerprint
-	s.cache.take = func(any) (any, func() error, error) {
-		snap, err := store.Snapshot()
+	s.cache.take = func(prev any) (any, func() error, error) {
+		var base LogSnapshot
+		if p, ok := prev.(*logSnapshot); ok {
+			base = p.LogSnapshot
+		}
+		snap, err := store.SnapshotAfter(base)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -57,6 +57,10 @@ func (e *LineError) Unwrap() error { return e.Err }
 type Snapshot struct {
 	v        view
 	segments []SegmentInfo
+	// replays is each segment's replay, in the order of segments: what
+	// SnapshotAfter continues. Never written once the snapshot is built,
+	// nor their stats, which a later snapshot may share.
+	replays []segReplay
 
 	// recordsSize is the records view's size counted during the replay,
 	// valid when recordsExact (see segReplay.recordsBytes).
@@ -77,13 +81,22 @@ type Snapshot struct {
 const snapshotRetries = 3
 
 // Snapshot reads the manifest and replays every listed segment.
-func (r *Reader) Snapshot() (*Snapshot, error) {
+func (r *Reader) Snapshot() (*Snapshot, error) { return r.SnapshotAfter(nil) }
+
+// SnapshotAfter is Snapshot given an earlier snapshot prev of the same
+// directory (nil = none): the segments prev replayed are not read again
+// where its replay can be continued (see extend), and the result is what
+// Snapshot gives. prev is only read (its views are unchanged, and closing
+// either snapshot leaves the other readable); it should still be open, so
+// that the segment files it holds keep their inode numbers from being
+// reused.
+func (r *Reader) SnapshotAfter(prev *Snapshot) (*Snapshot, error) {
 	for attempt := 0; ; attempt++ {
 		m, err := readManifest(r.dir)
 		if err != nil {
 			return nil, err
 		}
-		s, vanished, err := r.snapshotOf(m)
+		s, vanished, err := r.snapshotAfter(prev, m)
 		if err != nil || !vanished || attempt == snapshotRetries {
 			return s, err
 		}
@@ -112,54 +125,81 @@ func (r *Reader) snapshotOf(m *manifest) (*Snapshot, bool, error) {
 // replay replays m's segments into state, keeping them open (see
 // heldSegments); it returns early once a sequential state breaks.
 func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error) {
+	s := newSnapshot(r.dir+"/"+segmentsDirName, m, newSegTable(), state)
+	buf := make([]byte, scanBufSize)
+	vanished := false
+	for _, e := range m.segments() {
+		seg := s.v.segs.id(e.file)
+		f, res, err := openReplay(s.v.segDir+"/"+e.file, seg, state, buf)
+		if err != nil {
+			return s, false, err
+		}
+		if state.broken {
+			f.Close()
+			return s, false, nil
+		}
+		vanished = s.add(e.file, seg, f, res) || vanished
+	}
+	return s, vanished, nil
+}
+
+// newSnapshot is an empty snapshot of m whose replay goes into segs and
+// state.
+func newSnapshot(segDir string, m *manifest, segs *segTable, state *stateIndex) *Snapshot {
 	s := &Snapshot{recordsExact: state.sequential, trusted: map[int32]bool{}}
 	s.v = view{
-		segDir: r.dir + "/" + segmentsDirName,
+		segDir: segDir,
 		man:    m,
-		segs:   newSegTable(),
+		segs:   segs,
 		state:  state,
 		stats:  map[int32]*segStats{},
 		limits: map[int32]int64{},
 		held:   newHeldSegments(),
 	}
-	buf := make([]byte, scanBufSize)
-	vanished := false
-	for _, e := range m.segments() {
-		seg := s.v.segs.id(e.file)
-		res := segReplay{stats: newSegStats(0), missing: true, recordsExact: true}
-		if f, err := fsutil.OpenFile(s.v.segDir+"/"+e.file, os.O_RDONLY, 0); err == nil {
-			res, err = replayFile(f, seg, replayRead, state, 0, buf, -1)
-			if err != nil || !s.v.held.keep(seg, f, res) {
-				f.Close() // beyond the held bound, or failed
-			}
-			if err != nil {
-				return s, false, err
-			}
-		}
-		if state.broken {
-			return s, false, nil
-		}
-		info := SegmentInfo{File: e.file, Missing: res.missing}
-		if res.missing {
-			if strings.HasPrefix(e.file, "compact-") {
-				vanished = true
-			}
-			s.v.limits[seg] = 0
-		} else {
-			info.Size, info.ValidEnd, info.Lines = res.size, res.stats.end, res.stats.records
-			info.PayloadBytes, info.Err = res.payloadBytes, res.bad
-			info.Ino, info.Unterminated = res.ino, res.unterminated
-			s.v.stats[seg] = res.stats
-			s.v.limits[seg] = res.stats.end
-			s.recordsSize += res.recordsBytes
-			s.recordsExact = s.recordsExact && res.recordsExact
-			if state.sequential && res.recordsExact && res.ino != 0 && !res.unterminated {
-				s.trusted[seg] = true
-			}
-		}
-		s.segments = append(s.segments, info)
+	return s
+}
+
+// openReplay opens segment path and replays it from the start into
+// state. A file that cannot be opened is missing (f nil); on error f is
+// closed.
+func openReplay(path string, seg int32, state *stateIndex, buf []byte) (f *os.File, res segReplay, err error) {
+	f, err = fsutil.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, segReplay{stats: newSegStats(0), missing: true, recordsExact: true}, nil
 	}
-	return s, vanished, nil
+	if res, err = replayFile(f, seg, replayRead, state, 0, buf, -1); err != nil {
+		f.Close()
+		return nil, res, err
+	}
+	res.tail = readTail(f, res.stats.end)
+	return f, res, nil
+}
+
+// add appends segment file's replay res to s, which from then on holds
+// f (nil when missing). vanished reports a missing compact-* file.
+func (s *Snapshot) add(file string, seg int32, f *os.File, res segReplay) (vanished bool) {
+	if f != nil && !s.v.held.keep(seg, f, res) {
+		f.Close() // beyond the held bound
+	}
+	info := SegmentInfo{File: file, Missing: res.missing}
+	if res.missing {
+		vanished = strings.HasPrefix(file, "compact-")
+		s.v.limits[seg] = 0
+	} else {
+		info.Size, info.ValidEnd, info.Lines = res.size, res.stats.end, res.stats.records
+		info.PayloadBytes, info.Err = res.payloadBytes, res.bad
+		info.Ino, info.Unterminated = res.ino, res.unterminated
+		s.v.stats[seg] = res.stats
+		s.v.limits[seg] = res.stats.end
+		s.recordsSize += res.recordsBytes
+		s.recordsExact = s.recordsExact && res.recordsExact
+		if s.v.state.sequential && res.recordsExact && res.ino != 0 && !res.unterminated {
+			s.trusted[seg] = true
+		}
+	}
+	s.segments = append(s.segments, info)
+	s.replays = append(s.replays, res)
+	return vanished
 }
 
 // Close releases the segment files the snapshot holds open. Reads after

@@ -43,6 +43,7 @@ type segReplay struct {
 	recordsBytes int64
 	recordsExact bool
 	ino          uint64 // the file replayed (0 when unknown or replayRecover)
+	dev          uint64 // ino's device (with ino: the file's identity)
 	// unterminated: the last valid line has no "\n" (docs/format/segmentedlog.md §2.6). Its bytes
 	// are the only ones below end that storh may rewrite in place (the
 	// next append makes it invalid; recovery truncates at tailOff), so a
@@ -50,6 +51,9 @@ type segReplay struct {
 	unterminated bool
 	tailOff      int64
 	tailSum      uint64
+	// tail is a snapshot's copy of the last (up to tailCheck) bytes of
+	// the valid prefix, which SnapshotAfter checks before resuming there.
+	tail []byte
 }
 
 // replaySegment applies every valid line of path to st (as segment seg)
@@ -85,10 +89,21 @@ func replaySegment(path string, seg int32, mode replayMode, st *stateIndex, inte
 // full index.
 func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval int64, buf []byte, limit int64) (segReplay, error) {
 	res := segReplay{stats: newSegStats(interval), recordsExact: true}
-	if mode != replayRecover { // only snapshots (read modes) use the inode
-		res.ino = inodeOf(f)
+	if mode != replayRecover { // only snapshots (read modes) use the identity
+		res.dev, res.ino = fileID(f)
 	}
-	sc := newLineScanner(f, 0, limit, buf)
+	err := res.replayMore(f, seg, mode, st, buf, limit)
+	return res, err
+}
+
+// replayMore continues res, the replay of f so far, with the lines from
+// its valid end (res.stats.end) up to limit: as if one replayFile had
+// read them all, but for what the bytes from the valid end on now hold
+// (size, bad and badOff are found again). res.stats must be res's own
+// (a clone when res continues another snapshot's replay).
+func (res *segReplay) replayMore(f *os.File, seg int32, mode replayMode, st *stateIndex, buf []byte, limit int64) error {
+	res.size, res.bad, res.badOff = res.stats.end, nil, 0
+	sc := newLineScanner(f, res.stats.end, limit, buf)
 	var canon canonChecker
 	for {
 		line, off, ok := sc.line()
@@ -108,7 +123,7 @@ func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval
 				env, perr = decodeEnvelope(payload)
 			}
 			if perr != nil {
-				return res, perr
+				return perr
 			}
 			op, id, plen = env.op, []byte(env.id), len(payload)
 		} else {
@@ -119,7 +134,7 @@ func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval
 			break
 		}
 		if st.apply(id, op, seg, off); st.broken {
-			return res, nil
+			return nil
 		}
 		if st.sequential { // every line so far is current
 			if n, ok := recordLineLen(&canon, line, id, data, plen); ok {
@@ -136,7 +151,7 @@ func replayFile(f *os.File, seg int32, mode replayMode, st *stateIndex, interval
 			res.tailOff, res.tailSum = off, xxh3.Hash(line)
 		}
 	}
-	return res, sc.Err()
+	return sc.Err()
 }
 
 // validateFast is PHP's open/recover validation of one raw line: framing,
@@ -161,12 +176,18 @@ func isNotExist(err error) bool { return errors.Is(err, os.ErrNotExist) }
 
 // inodeOf is f's inode number, 0 when unknown.
 func inodeOf(f *os.File) uint64 {
+	_, ino := fileID(f)
+	return ino
+}
+
+// fileID is f's device and inode number, 0 and 0 when unknown.
+func fileID(f *os.File) (dev, ino uint64) {
 	fi, err := f.Stat()
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
+		return uint64(st.Dev), st.Ino
 	}
-	return 0
+	return 0, 0
 }

@@ -1,5 +1,11 @@
 package seglog
 
+import (
+	"bytes"
+	"maps"
+	"slices"
+)
+
 // location is where an id's latest line is (docs/format/segmentedlog.md §4.1).
 type location struct {
 	off     int64
@@ -52,6 +58,14 @@ func newStateIndexFor(m *manifest) *stateIndex {
 
 // newSequentialIndex is an index in sequential mode (see stateIndex).
 func newSequentialIndex() *stateIndex { return &stateIndex{sequential: true} }
+
+// clone is a copy of s that applying lines to leaves s unchanged.
+func (s *stateIndex) clone() *stateIndex {
+	c := *s
+	c.uuids, c.other = maps.Clone(s.uuids), maps.Clone(s.other)
+	c.lastID = bytes.Clone(s.lastID)
+	return &c
+}
 
 // idHexPairs is the offset of the two hex digits of each byte of a
 // canonical id ("8-4-4-4-12").
@@ -184,6 +198,12 @@ func (t *segTable) id(name string) int32 {
 	t.names = append(t.names, name)
 	t.byName[name] = i
 	return i
+}
+
+// clone is a copy of t that interning names leaves t unchanged; the
+// names t holds keep their ids.
+func (t *segTable) clone() *segTable {
+	return &segTable{names: slices.Clone(t.names), byName: maps.Clone(t.byName)}
 }
 
 func (t *segTable) lookup(name string) (int32, bool) {

@@ -1,5 +1,10 @@
 package seglog
 
+import (
+	"bytes"
+	"slices"
+)
+
 // segStats are the scan statistics of one segment (docs/format/segmentedlog.md §1.4): lines
 // (tombstones included), byte-wise min/max id, whether ids never decrease,
 // and optionally the sparse index offsets (every interval-th line).
@@ -51,6 +56,14 @@ func (s *segStats) add(id []byte, off int64) {
 		s.last = append(s.last[:0], id...)
 	}
 	s.records++
+}
+
+// clone is a copy of s that adding lines to leaves s unchanged.
+func (s *segStats) clone() *segStats {
+	c := *s
+	c.minB, c.maxB, c.last = bytes.Clone(s.minB), bytes.Clone(s.maxB), bytes.Clone(s.last)
+	c.sparse = slices.Clone(s.sparse)
+	return &c
 }
 
 func (s *segStats) min() string { return string(s.minB) }

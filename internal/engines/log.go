@@ -62,8 +62,14 @@ func (d logDir) StateFiles() ([]fusefs.LogFile, error) {
 	return out, nil
 }
 
-func (d logDir) Snapshot() (fusefs.LogSnapshot, error) {
-	snap, err := seglog.NewReader(string(d)).Snapshot()
+// SnapshotAfter replays only what the segments gained since prev when it
+// can (seglog.Reader.SnapshotAfter); a prev of another backend is ignored.
+func (d logDir) SnapshotAfter(prev fusefs.LogSnapshot) (fusefs.LogSnapshot, error) {
+	var base *seglog.Snapshot
+	if p, ok := prev.(*logSnapshot); ok {
+		base = p.Snapshot
+	}
+	snap, err := seglog.NewReader(string(d)).SnapshotAfter(base)
 	if err != nil {
 		return nil, err
 	}

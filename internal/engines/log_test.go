@@ -57,7 +57,7 @@ func TestLogAdapter(t *testing.T) {
 	}
 	f.Close()
 
-	snap, err := store.Snapshot()
+	snap, err := store.SnapshotAfter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestLogAdapter(t *testing.T) {
 // iterator (iter.Pull, a coroutine) is then a fatal error of the process.
 func TestSegmentLinesAcrossThreadLocking(t *testing.T) {
 	store := newTestLog(t, t.TempDir(), 3)
-	snap, err := store.Snapshot()
+	snap, err := store.SnapshotAfter(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,3 +129,64 @@ func TestSegmentLinesAcrossThreadLocking(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func logRecordsText(t *testing.T, s fusefs.LogSnapshot) string {
+	t.Helper()
+	src := s.RecordLines()
+	defer src.Close()
+	var b []byte
+	for {
+		line, err := src.Next()
+		if err == io.EOF {
+			return string(b)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, line...)
+	}
+}
+
+// A log snapshot taken after an earlier one shows what a fresh one shows,
+// the earlier one keeps its views, and a prev of another backend is
+// ignored.
+func TestLogSnapshotAfter(t *testing.T) {
+	root := t.TempDir()
+	store := newTestLog(t, root, 2)
+	first, err := store.SnapshotAfter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	before := logRecordsText(t, first)
+	l, err := seglog.Open(root, "audit", seglog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := phpjson.NewArray(1)
+	data.SetString("n", int64(3))
+	if _, err := l.Put(data, ""); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	for _, prev := range []fusefs.LogSnapshot{first, foreignLogSnapshot{}} {
+		next, err := store.SnapshotAfter(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := store.SnapshotAfter(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := logRecordsText(t, next), logRecordsText(t, fresh); got != want || !next.RecordsExtend(first) {
+			t.Errorf("after %T: %q, fresh %q (extends: %v)", prev, got, want, next.RecordsExtend(first))
+		}
+		next.Close()
+		fresh.Close()
+	}
+	if after := logRecordsText(t, first); after != before {
+		t.Errorf("the earlier snapshot's records view became %q (was %q)", after, before)
+	}
+}
+
+type foreignLogSnapshot struct{ fusefs.LogSnapshot }
