@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/zeebo/xxh3"
@@ -17,7 +18,11 @@ import (
 // A snapshot opens each listed segment once, while replaying it, and
 // keeps the descriptor until Snapshot.Close: later reads (records view,
 // segment views, Get) use it up to the snapshot's limit, so a compaction
-// that removes or replaces the file meanwhile does not affect them.
+// that removes or replaces the file meanwhile does not affect them. A
+// snapshot extended from another (SnapshotAfter) shares the descriptors of
+// the segments it reuses instead of opening them again (heldFile): a mount
+// keeps many snapshots of a log alive at once (every view node holds one),
+// and one descriptor per segment per snapshot ran it out of descriptors.
 //
 // At most maxHeldSegments descriptors are kept per snapshot. Segments past
 // that bound are reopened by name for each read; a reopened file whose
@@ -34,7 +39,7 @@ const maxHeldSegments = 1024
 // unterminated last lines, by segment id. Written only while the snapshot
 // is built; then read-only (Close aside).
 type heldSegments struct {
-	files  map[int32]*os.File
+	files  map[int32]*heldFile
 	inodes map[int32]uint64
 	tails  map[int32]segTail
 
@@ -47,13 +52,55 @@ type segTail struct {
 	sum uint64
 }
 
+// heldFile is a segment descriptor shared by the snapshots holding it;
+// the last to release it closes it.
+type heldFile struct {
+	*os.File
+	refs atomic.Int32
+}
+
+func newHeldFile(f *os.File) *heldFile {
+	h := &heldFile{File: f}
+	h.refs.Store(1)
+	return h
+}
+
+// share takes another reference; false once the file was closed.
+func (h *heldFile) share() bool {
+	for {
+		n := h.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if h.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+func (h *heldFile) release() {
+	if h.refs.Add(-1) == 0 {
+		h.File.Close()
+	}
+}
+
 func newHeldSegments() *heldSegments {
-	return &heldSegments{files: map[int32]*os.File{}, inodes: map[int32]uint64{}, tails: map[int32]segTail{}}
+	return &heldSegments{files: map[int32]*heldFile{}, inodes: map[int32]uint64{}, tails: map[int32]segTail{}}
+}
+
+// shared returns seg's held descriptor with a reference for the caller, or
+// nil when h holds none for it. h is a built snapshot's (read-only) and
+// open: the caller's snapshot is extended from it.
+func (h *heldSegments) shared(seg int32) *heldFile {
+	if f, ok := h.files[seg]; ok && f.share() {
+		return f
+	}
+	return nil
 }
 
 // keep records the replay of seg from f and keeps f open within the
-// bound; it reports whether f was kept (else the caller closes it).
-func (h *heldSegments) keep(seg int32, f *os.File, res segReplay) bool {
+// bound; it reports whether f was kept (else the caller releases it).
+func (h *heldSegments) keep(seg int32, f *heldFile, res segReplay) bool {
 	h.inodes[seg] = res.ino
 	if res.unterminated {
 		h.tails[seg] = segTail{off: res.tailOff, sum: res.tailSum}
@@ -61,7 +108,7 @@ func (h *heldSegments) keep(seg int32, f *os.File, res segReplay) bool {
 		delete(h.tails, seg)
 	}
 	if old, ok := h.files[seg]; ok {
-		old.Close() // an entry listed twice: keep the latest replay's file
+		old.release() // an entry listed twice: keep the latest replay's file
 		delete(h.files, seg)
 	}
 	if len(h.files) >= maxHeldSegments {
@@ -74,7 +121,7 @@ func (h *heldSegments) keep(seg int32, f *os.File, res segReplay) bool {
 func (h *heldSegments) close() {
 	h.closeOnce.Do(func() {
 		for _, f := range h.files {
-			f.Close()
+			f.release()
 		}
 	})
 }
@@ -102,7 +149,7 @@ func noRelease() {}
 func (v *view) openSegment(file string, seg int32) (*os.File, func(), error) {
 	if v.held != nil {
 		if f, ok := v.held.files[seg]; ok {
-			return f, noRelease, nil
+			return f.File, noRelease, nil
 		}
 	}
 	f, err := fsutil.OpenFile(v.segDir+"/"+file, os.O_RDONLY, 0)

@@ -135,7 +135,9 @@ func (r *Reader) replay(m *manifest, state *stateIndex) (*Snapshot, bool, error)
 			return s, false, err
 		}
 		if state.broken {
-			f.Close()
+			if f != nil {
+				f.release()
+			}
 			return s, false, nil
 		}
 		vanished = s.add(e.file, seg, f, res) || vanished
@@ -162,24 +164,24 @@ func newSnapshot(segDir string, m *manifest, segs *segTable, state *stateIndex) 
 // openReplay opens segment path and replays it from the start into
 // state. A file that cannot be opened is missing (f nil); on error f is
 // closed.
-func openReplay(path string, seg int32, state *stateIndex, buf []byte) (f *os.File, res segReplay, err error) {
-	f, err = fsutil.OpenFile(path, os.O_RDONLY, 0)
+func openReplay(path string, seg int32, state *stateIndex, buf []byte) (f *heldFile, res segReplay, err error) {
+	of, err := fsutil.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, segReplay{stats: newSegStats(0), missing: true, recordsExact: true}, nil
 	}
-	if res, err = replayFile(f, seg, replayRead, state, 0, buf, -1); err != nil {
-		f.Close()
+	if res, err = replayFile(of, seg, replayRead, state, 0, buf, -1); err != nil {
+		of.Close()
 		return nil, res, err
 	}
-	res.tail = readTail(f, res.stats.end)
-	return f, res, nil
+	res.tail = readTail(of, res.stats.end)
+	return newHeldFile(of), res, nil
 }
 
 // add appends segment file's replay res to s, which from then on holds
 // f (nil when missing). vanished reports a missing compact-* file.
-func (s *Snapshot) add(file string, seg int32, f *os.File, res segReplay) (vanished bool) {
+func (s *Snapshot) add(file string, seg int32, f *heldFile, res segReplay) (vanished bool) {
 	if f != nil && !s.v.held.keep(seg, f, res) {
-		f.Close() // beyond the held bound
+		f.release() // beyond the held bound
 	}
 	info := SegmentInfo{File: file, Missing: res.missing}
 	if res.missing {

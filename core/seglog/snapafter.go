@@ -90,10 +90,10 @@ func extend(prev *Snapshot, m *manifest) (s *Snapshot, vanished, ok bool) {
 			}
 			old = &prev.replays[i]
 		}
-		f, res, ok := s.resume(e.file, seg, old, i < last, buf)
+		f, res, ok := s.resume(e.file, seg, old, prev.v.held, i < last, buf)
 		if !ok || s.v.state.broken {
 			if f != nil {
-				f.Close()
+				f.release()
 			}
 			return nil, false, false
 		}
@@ -117,20 +117,29 @@ func distinctFiles(entries []*segEntry) bool {
 // resume replays segment file (id seg) into s's state: from the start
 // when old is nil (prev did not list it) or missing, else from old's
 // valid end, on a copy of old, once the file is known to still hold
-// old's valid prefix. mid: segments follow this one in prev, so it must
-// not gain a valid line. ok is false when the replay cannot be continued;
-// f (nil when missing) is then the caller's to close.
-func (s *Snapshot) resume(file string, seg int32, old *segReplay, mid bool, buf []byte) (f *os.File, res segReplay, ok bool) {
+// old's valid prefix; the descriptor prevHeld holds for seg is shared
+// rather than the file opened again. mid: segments follow this one in
+// prev, so it must not gain a valid line. ok is false when the replay
+// cannot be continued; f (nil when missing) is then the caller's to
+// release.
+func (s *Snapshot) resume(file string, seg int32, old *segReplay, prevHeld *heldSegments, mid bool, buf []byte) (f *heldFile, res segReplay, ok bool) {
 	path := s.v.segDir + "/" + file
 	if old == nil || old.missing {
 		f, res, err := openReplay(path, seg, s.v.state, buf)
 		return f, res, err == nil && !(mid && !res.missing)
 	}
-	f, err := fsutil.OpenFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, res, false
+	if f = prevHeld.shared(seg); f != nil && !old.isFileAt(path) {
+		f.release() // the name now stands for another file
+		f = nil
 	}
-	size, ok := old.prefixIn(f)
+	if f == nil {
+		of, err := fsutil.OpenFile(path, os.O_RDONLY, 0)
+		if err != nil {
+			return nil, res, false
+		}
+		f = newHeldFile(of)
+	}
+	size, ok := old.prefixIn(f.File)
 	if !ok {
 		return f, res, false
 	}
@@ -139,16 +148,27 @@ func (s *Snapshot) resume(file string, seg int32, old *segReplay, mid bool, buf 
 		return f, res, true // nothing after the prefix, as before
 	}
 	res.stats = old.stats.clone()
-	if err := res.replayMore(f, seg, replayRead, s.v.state, buf, -1); err != nil {
+	if err := res.replayMore(f.File, seg, replayRead, s.v.state, buf, -1); err != nil {
 		return f, res, false
 	}
 	if mid && res.stats.records != old.stats.records {
 		return f, res, false
 	}
 	if res.stats.end != old.stats.end {
-		res.tail = readTail(f, res.stats.end)
+		res.tail = readTail(f.File, res.stats.end)
 	}
 	return f, res, true
+}
+
+// isFileAt reports whether path is still the file r replayed (device and
+// inode): a shared descriptor is that file whatever the name now holds.
+func (r *segReplay) isFileAt(path string) bool {
+	fi, err := fsutil.Stat(path)
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && uint64(st.Dev) == r.dev && st.Ino == r.ino
 }
 
 // prefixIn reports whether f is the file r replayed (same device and
