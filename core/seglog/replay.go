@@ -186,8 +186,19 @@ func fileID(f *os.File) (dev, ino uint64) {
 	if err != nil {
 		return 0, 0
 	}
+	return infoID(fi)
+}
+
+// infoID is the device and inode number fi describes, 0 and 0 when unknown.
+func infoID(fi os.FileInfo) (dev, ino uint64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Dev), st.Ino
 	}
 	return 0, 0
+}
+
+// isFile reports whether fi describes the file r replayed.
+func (r *segReplay) isFile(fi os.FileInfo) bool {
+	dev, ino := infoID(fi)
+	return ino != 0 && dev == r.dev && ino == r.ino
 }

@@ -3,7 +3,6 @@ package seglog
 import (
 	"bytes"
 	"os"
-	"syscall"
 
 	"github.com/zeebo/xxh3"
 
@@ -164,11 +163,7 @@ func (s *Snapshot) resume(file string, seg int32, old *segReplay, prevHeld *held
 // inode): a shared descriptor is that file whatever the name now holds.
 func (r *segReplay) isFileAt(path string) bool {
 	fi, err := fsutil.Stat(path)
-	if err != nil {
-		return false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && uint64(st.Dev) == r.dev && st.Ino == r.ino
+	return err == nil && r.isFile(fi)
 }
 
 // prefixIn reports whether f is the file r replayed (same device and
@@ -184,8 +179,7 @@ func (r *segReplay) prefixIn(f *os.File) (size int64, ok bool) {
 	if err != nil {
 		return 0, false
 	}
-	st, isStat := fi.Sys().(*syscall.Stat_t)
-	if size = fi.Size(); !isStat || uint64(st.Dev) != r.dev || st.Ino != r.ino || size < end {
+	if size = fi.Size(); !r.isFile(fi) || size < end {
 		return 0, false
 	}
 	tail := make([]byte, len(r.tail))
