@@ -271,7 +271,7 @@ func TestTruncateByPathIsCharged(t *testing.T) {
 	in.Size = uint64(len(many) + 10)
 	in.Valid = fuse.FATTR_SIZE
 	var out fuse.AttrOut
-	if errno := c.setRecordAttr(idA, nil, &in, &out); errno != syscall.ENOSPC {
+	if errno := c.setRecordAttr(context.Background(), nil, idA, nil, &in, &out); errno != syscall.ENOSPC {
 		t.Errorf("truncate by path of %d values with a 16 MiB budget = %v, want ENOSPC", 100<<10, errno)
 	}
 	if got := s.content(idA); got != many {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io/fs"
 	"syscall"
-	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -39,6 +38,11 @@ func (c *collectionNode) Create(ctx context.Context, name string, flags, mode ui
 			h.Release(ctx)
 			return nil, nil, 0, errno
 		}
+		if c.m.noOpen {
+			// No RELEASE would ever end a handle (nodewrites.go).
+			c.adoptNodeWriter(ctx, node, h)
+			return node, nil, fuse.FOPEN_DIRECT_IO, 0
+		}
 		return node, h, fuse.FOPEN_DIRECT_IO, 0
 	}
 	if isScratchName(name) {
@@ -47,6 +51,9 @@ func (c *collectionNode) Create(ctx context.Context, name string, flags, mode ui
 			return nil, nil, 0, errno
 		}
 		sf.attr(&out.Attr, c.m.filePerm())
+		if c.m.noOpen {
+			return c.scratchInode(ctx, sf), nil, fuse.FOPEN_DIRECT_IO, 0
+		}
 		return c.scratchInode(ctx, sf), c.openScratch(sf), fuse.FOPEN_DIRECT_IO, 0
 	}
 	c.m.refusals.report("create %s refused: not a record name (<uuidv7>.jsonc) nor a known temporary name", childRel(c.rel, name))
@@ -145,26 +152,13 @@ func (c *collectionNode) unlinkRecord(id string) syscall.Errno {
 // directory's lock, and the kernel holds no lock while a FLUSH is
 // answered, nor does the caller hold one of ours; requests holding the
 // directory's lock are answered by other goroutines meanwhile (over
-// io_uring: by the queue's spare threads). It runs through m.notify,
+// io_uring: by the queue's spare threads). It runs through the notifier,
 // outside this request, and is waited for until ctx ends (the request was
-// interrupted, or the mount is going away) or for dropNameWait at most,
-// as no interrupt reaches a request served over io_uring.
+// interrupted, or the mount is going away) or for notifyWait at most, as
+// no interrupt reaches a request served over io_uring.
 func (c *collectionNode) dropName(ctx context.Context, name string) {
-	done := make(chan struct{})
-	c.m.notify(func() {
-		defer close(done)
-		c.NotifyEntry(name)
-	})
-	select {
-	case <-done:
-	case <-ctx.Done():
-	case <-time.After(dropNameWait):
-	}
+	c.m.notifyAndWait(ctx, func() { c.NotifyEntry(name) })
 }
-
-// dropNameWait bounds dropName's wait for the kernel to take the
-// directory's lock.
-const dropNameWait = 2 * time.Second
 
 // noteSelfChange tells the watcher that record id is as this mount left
 // it, which the kernel already knows (selfchanges.go).

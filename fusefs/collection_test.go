@@ -255,7 +255,7 @@ func TestNeverWrittenNewRecordLeavesNoName(t *testing.T) {
 	var in fuse.SetAttrIn
 	in.Valid = fuse.FATTR_MTIME | fuse.FATTR_ATIME
 	var out fuse.AttrOut
-	if errno := c.setRecordAttr(idA, h, &in, &out); errno != 0 {
+	if errno := c.setRecordAttr(context.Background(), nil, idA, h, &in, &out); errno != 0 {
 		t.Errorf("futimens on the new record: %v", errno)
 	}
 	if errno, _ := h.commitBuffer(); errno != syscall.EINVAL {
@@ -344,7 +344,7 @@ func TestOpenTruncLeavesOtherWritersAlone(t *testing.T) {
 	var in fuse.SetAttrIn
 	in.Valid = fuse.FATTR_SIZE
 	var out fuse.AttrOut
-	if errno := c.setRecordAttr(idA, nil, &in, &out); errno != 0 {
+	if errno := c.setRecordAttr(context.Background(), nil, idA, nil, &in, &out); errno != 0 {
 		t.Fatal(errno)
 	}
 	if got := contentsOf(t, h1); got != "" {

@@ -141,6 +141,14 @@ func (h *writeHandle) setTimes(t *fileTimes) bool {
 	return true
 }
 
+// settled reports whether the buffer holds nothing a later close could
+// commit or refuse: stored (or orphaned), and not a new record unwritten.
+func (h *writeHandle) settled() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.failure == nil && !h.dirty && !h.unstoredNew()
+}
+
 // unstoredNew reports a record this handle created and never stored.
 func (h *writeHandle) unstoredNew() bool { return h.created && !h.stored }
 

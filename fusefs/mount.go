@@ -53,6 +53,12 @@ type Config struct {
 	// than read(2) and write(2) on /dev/fuse: a request then costs about
 	// half as much (uring.go). Mount fails if the kernel does not offer it.
 	IOUring bool
+	// NoOpen has the kernel send no OPEN for any file of a read-write mount
+	// (a read-only mount never gets one): a warm read then costs one
+	// request (its close's FLUSH) instead of OPEN and RELEASE, and writes
+	// are buffered per file node and committed when a writing process
+	// closes (nodewrites.go says what that gives up).
+	NoOpen bool
 	// MaxRecordNodes bounds the record nodes the kernel may hold at once
 	// (nodecap.go): past it, the oldest entries are invalidated so that the
 	// kernel forgets them. 0: no bound.
@@ -124,6 +130,7 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	events, logger, fuseLog := cfg.logs()
 	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
 	state.events = events
+	state.noOpen = cfg.ReadOnly || cfg.NoOpen
 	state.nodeCap = newRecordNodeCap(cfg.MaxRecordNodes, state)
 	shared := cfg.SharedStorage || fsutil.SharedFS(cfg.Catalog.Path(""))
 	if !cfg.NoWatch && !shared {
@@ -139,11 +146,11 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	opts := fuseopts.Options(fuseopts.Settings{
 		FsName: cfg.FsName, AllowOther: cfg.AllowOther || cfg.AllowRoot, Debug: cfg.Debug, ReadOnly: cfg.ReadOnly,
 		Logger: fuseLog, Direct: direct, DefaultPermissions: cfg.DefaultPermissions || cfg.AllowOther,
-		IOUring: cfg.IOUring,
+		IOUring: cfg.IOUring, NoOpen: state.noOpen,
 	})
 	root := rootNode(state)
 	gate := &requestGate{}
-	var rawFS fuse.RawFileSystem = &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path(""), noOpen: state.noOpen, owners: cfg.Ownership, trim: newForgetTrim()}
+	var rawFS fuse.RawFileSystem = &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path(""), noOpen: state.noOpen, noFlush: cfg.ReadOnly, owners: cfg.Ownership, trim: newForgetTrim()}
 	if cfg.AllowRoot {
 		rawFS = &rootAndOwnerFS{RawFileSystem: rawFS, owner: uint32(os.Getuid())}
 	}

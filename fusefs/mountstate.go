@@ -1,6 +1,7 @@
 package fusefs
 
 import (
+	"context"
 	"log"
 	"log/slog"
 	"os"
@@ -142,6 +143,13 @@ func (m *mountState) closeAll() {
 	m.closed = true
 }
 
+// isClosed reports whether the mount is gone (closeAll ran).
+func (m *mountState) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}
+
 // logSource returns the shared view source of the log directory store
 // (one per directory on disk).
 func (m *mountState) logSource(store LogStore) *logSource {
@@ -181,6 +189,30 @@ func (m *mountState) notify(fn func()) {
 	}
 	m.notifier.send(fn)
 }
+
+// notifyAndWait runs the notification fn as notify does and waits for it
+// to be sent, until ctx ends or for notifyWait at most (collectionNode.dropName
+// says when a request may wait for one).
+func (m *mountState) notifyAndWait(ctx context.Context, fn func()) {
+	if m.runNotify != nil {
+		m.runNotify(fn)
+		return
+	}
+	done := make(chan struct{})
+	m.notifier.send(func() {
+		defer close(done)
+		fn()
+	})
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-time.After(notifyWait):
+	}
+}
+
+// notifyWait bounds notifyAndWait's wait for the kernel to take the
+// directory's lock (or a page's).
+const notifyWait = 2 * time.Second
 
 // dropPages queues the drop of n's cached pages from offset from on, then
 // runs then (pageDropper). Views have a notifier of their own: a request

@@ -59,6 +59,15 @@ type storedFile struct {
 	ctimeNs  int64
 }
 
+// unlinkedAttr describes the stored file as it was (a node's version,
+// for fstat once the record is gone and no handle holds the file).
+func (v storedFile) unlinkedAttr(out *fuse.Attr, perm uint32) syscall.Errno {
+	setMemAttr(out, int(v.size), time.Unix(0, v.mtimeNs), perm)
+	ctime := time.Unix(0, v.ctimeNs)
+	out.SetTimes(nil, nil, &ctime)
+	return 0
+}
+
 func storedFileOf(f *os.File) (storedFile, bool) {
 	fi, err := f.Stat()
 	if err != nil {

@@ -13,7 +13,8 @@ type mountFS struct {
 	fuse.RawFileSystem
 	gate    *requestGate
 	statDir string // the storage root: its file system's figures are the mount's
-	noOpen  bool   // a read-only mount: OPEN and FLUSH answered ENOSYS (see Open)
+	noOpen  bool   // OPEN answered ENOSYS (see Open)
+	noFlush bool   // a read-only mount: FLUSH answered ENOSYS too (see Flush)
 
 	owners Ownership   // applied to every attribute sent (shown)
 	trim   *forgetTrim // returns forgotten nodes' memory (memtrim.go); nil: never
@@ -97,13 +98,15 @@ func (f *mountFS) gated(k requestKind, op func() fuse.Status) fuse.Status {
 	return op()
 }
 
-// Open: a read-only mount answers ENOSYS, which the kernel takes, for the
-// whole connection and at once, as "opens need no server" (fc->no_open):
-// from then on it sends no OPEN nor RELEASE for any file, keeps each
-// file's pages across opens as with FOPEN_KEEP_CACHE, and sends READs
-// without a handle, which the nodes serve (recordNode.Read, viewFile.Read,
-// errorsFile.Read). A warm file then costs no request at all. (Directories
-// are opened with OPENDIR, which is unaffected.)
+// Open: a read-only mount (and one with Config.NoOpen) answers ENOSYS,
+// which the kernel takes, for the whole connection and at once, as "opens
+// need no server" (fc->no_open): from then on it sends no OPEN nor RELEASE
+// for any file, keeps each file's pages across opens as with
+// FOPEN_KEEP_CACHE, and sends READs, WRITEs and FLUSHes without a handle,
+// which the nodes serve (recordNode.Read, viewFile.Read, errorsFile.Read;
+// nodewrites.go). A warm file then costs no request at all on a read-only
+// mount, its FLUSH on a writable one. (Directories are opened with
+// OPENDIR, which is unaffected.)
 func (f *mountFS) Open(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
 	if f.noOpen {
 		return fuse.ENOSYS
@@ -139,10 +142,14 @@ func (f *mountFS) Symlink(cancel <-chan struct{}, h *fuse.InHeader, target, name
 	return f.gated(startsWork, func() fuse.Status { return f.shown(f.RawFileSystem.Symlink(cancel, h, target, name, out), &out.Attr) })
 }
 
+// Write: without OPEN (noOpen) a write to a file nothing may be written
+// to (a view, .storhfs/errors) is not refused at open; go-fuse answers it
+// ENOTSUP or ENOSYS (the node takes no writes), which is EROFS here, as the open
+// for writing is with handles.
 func (f *mountFS) Write(cancel <-chan struct{}, in *fuse.WriteIn, data []byte) (n uint32, st fuse.Status) {
 	st = f.gated(finishesWork, func() fuse.Status {
 		n, st = f.RawFileSystem.Write(cancel, in, data)
-		return st
+		return f.writeStatus(st)
 	})
 	return n, st
 }
@@ -150,9 +157,16 @@ func (f *mountFS) Write(cancel <-chan struct{}, in *fuse.WriteIn, data []byte) (
 func (f *mountFS) Writev(cancel <-chan struct{}, in *fuse.WriteIn, data [][]byte) (n uint32, st fuse.Status) {
 	st = f.gated(finishesWork, func() fuse.Status {
 		n, st = f.RawFileSystem.Writev(cancel, in, data)
-		return st
+		return f.writeStatus(st)
 	})
 	return n, st
+}
+
+func (f *mountFS) writeStatus(st fuse.Status) fuse.Status {
+	if f.noOpen && (st == fuse.ENOTSUP || st == fuse.ENOSYS) {
+		return fuse.EROFS
+	}
+	return st
 }
 
 func (f *mountFS) CopyFileRange(cancel <-chan struct{}, in *fuse.CopyFileRangeIn) (n uint32, st fuse.Status) {
@@ -168,7 +182,7 @@ func (f *mountFS) CopyFileRange(cancel <-chan struct{}, in *fuse.CopyFileRangeIn
 // Nothing is ever written on a read-only mount, so there is nothing to
 // commit at close.
 func (f *mountFS) Flush(cancel <-chan struct{}, in *fuse.FlushIn) fuse.Status {
-	if f.noOpen {
+	if f.noFlush {
 		return fuse.ENOSYS
 	}
 	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.Flush(cancel, in) })

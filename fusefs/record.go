@@ -31,6 +31,9 @@ var (
 	_ fs.NodeSetattrer = (*recordNode)(nil)
 	_ fs.NodeOpener    = (*recordNode)(nil)
 	_ fs.NodeReader    = (*recordNode)(nil)
+	_ fs.NodeWriter    = (*recordNode)(nil)
+	_ fs.NodeFlusher   = (*recordNode)(nil)
+	_ fs.NodeFsyncer   = (*recordNode)(nil)
 )
 
 // Getattr describes the record, and retires the node when it reports
@@ -40,6 +43,14 @@ var (
 // link, as a local file system does.
 func (r *recordNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	v, errno := r.c.storedAttrOut(r.id, out)
+	if f == nil {
+		if w := r.c.nodeWriterOf(r.EmbeddedInode()); w != nil {
+			f = w.h // without handles (nodewrites.go), the node's writes
+		}
+	}
+	if f == nil && r.version != (storedFile{}) {
+		f = r.version // without handles: what the node was looked up as
+	}
 	if h, ok := f.(unlinkedDescriptor); ok && errno == syscall.ENOENT {
 		r.retire()
 		errno = h.unlinkedAttr(&out.Attr, r.c.m.filePerm())
@@ -63,6 +74,7 @@ var (
 	_ unlinkedDescriptor = (*writeHandle)(nil)
 	_ unlinkedDescriptor = (*readHandle)(nil)
 	_ unlinkedDescriptor = (*bufferReadHandle)(nil)
+	_ unlinkedDescriptor = storedFile{}
 )
 
 // Open: read-only opens of the node's version keep the kernel's pages
@@ -81,18 +93,52 @@ func (r *recordNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uin
 }
 
 // Read serves a READ through the handle the open gave, or, without one
-// (a read-only mount answers no OPEN: mount.go, noOpen), from the stored
-// record file itself, opened for this read alone: the kernel keeps the
-// pages, so a READ comes only for what it does not hold.
+// (the mount answers no OPEN: mountstate.go, noOpen), from the node's
+// uncommitted writes or the stored record file itself, opened for this
+// read alone: the kernel keeps the pages, so a READ comes only for what it
+// does not hold.
 func (r *recordNode) Read(ctx context.Context, f fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	if h, ok := f.(fs.FileReader); ok {
 		return h.Read(ctx, dest, off)
 	}
-	return r.c.readStored(r.id, dest, off)
+	return r.c.readThrough(r.EmbeddedInode(), r.id, r.version, dest, off)
 }
 
-// readStored reads record id's stored file at off.
-func (c *collectionNode) readStored(id string, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+// Write, Flush and Fsync go to the handle the open gave, or, without one,
+// to the node's buffer (nodewrites.go).
+func (r *recordNode) Write(ctx context.Context, f fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
+	if h, ok := f.(fs.FileWriter); ok {
+		return h.Write(ctx, data, off)
+	}
+	if r.c.m.readOnly {
+		return 0, syscall.EROFS
+	}
+	r.retire() // the kernel's pages now hold what was written
+	return r.c.writeThrough(ctx, r.EmbeddedInode(), r.id, data, off)
+}
+
+func (r *recordNode) Flush(ctx context.Context, f fs.FileHandle) syscall.Errno {
+	if h, ok := f.(fs.FileFlusher); ok {
+		return h.Flush(ctx)
+	}
+	return r.c.flushThrough(ctx, r.EmbeddedInode())
+}
+
+func (r *recordNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall.Errno {
+	if h, ok := f.(fs.FileFsyncer); ok {
+		return h.Fsync(ctx, flags)
+	}
+	return r.c.fsyncThrough(ctx, r.EmbeddedInode())
+}
+
+// readStored reads record id's stored file at off for a node of version v
+// (zero: none) that the kernel sent the READ through without a handle, so
+// with v's size. Another file now stored is read when it is no larger: a
+// short read makes the kernel take its size. A larger one would be cut at
+// v's size, so the read fails with ESTALE instead: no reader gets a record
+// cut short. Either way the node is retired (retire), and the next open
+// looks the record up again.
+func (c *collectionNode) readStored(id string, v storedFile, retire func(), dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	s, errno := c.store()
 	if errno != 0 {
 		return nil, errno
@@ -103,6 +149,14 @@ func (c *collectionNode) readStored(id string, dest []byte, off int64) (fuse.Rea
 		return nil, errnoOf(err, syscall.EIO)
 	}
 	defer f.Close()
+	if v != (storedFile{}) {
+		if now, ok := storedFileOf(f); !ok || now != v {
+			retire()
+			if !ok || now.size > v.size {
+				return nil, syscall.ESTALE
+			}
+		}
+	}
 	return (&readHandle{f: f}).Read(context.Background(), dest, off)
 }
 
@@ -148,10 +202,12 @@ func (c *collectionNode) openRecord(id string, flags uint32, pages pagePolicy) (
 // mode and owner are accepted and ignored.
 func (r *recordNode) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	r.retire() // the reply gives the kernel new attributes for this node
-	return r.c.setRecordAttr(r.id, f, in, out)
+	return r.c.setRecordAttr(ctx, r.EmbeddedInode(), r.id, f, in, out)
 }
 
-func (c *collectionNode) setRecordAttr(id string, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+// setRecordAttr changes record id's attributes for a SETATTR through node,
+// with the handle f (nil: none).
+func (c *collectionNode) setRecordAttr(ctx context.Context, node *fs.Inode, id string, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	if c.m.readOnly {
 		return syscall.EROFS
 	}
@@ -175,9 +231,19 @@ func (c *collectionNode) setRecordAttr(id string, f fs.FileHandle, in *fuse.SetA
 	// Without a handle this is truncate(2) by path: it applies to every
 	// open buffer, or else commits the cut record. (open(O_TRUNC) does not
 	// come here: with ATOMIC_O_TRUNC the kernel passes the flag to OPEN.)
+	// When the kernel sends no OPEN, an ftruncate names no handle either,
+	// and open(O_TRUNC) comes as a truncation to 0 indistinguishable from
+	// truncate(2) to 0: both cut the node's buffer (nodewrites.go).
 	if size, ok := in.GetSize(); ok {
 		if size > maxFileSize {
 			return syscall.EFBIG
+		}
+		if _, ftruncate := in.GetFh(); f == nil && c.m.noOpen && (ftruncate || size == 0) {
+			w, errno := c.startNodeWriter(ctx, node, id)
+			if errno != 0 {
+				return errno
+			}
+			handles = []*writeHandle{w.h}
 		}
 		for _, h := range handles {
 			if errno := h.truncate(int(size)); errno != 0 {

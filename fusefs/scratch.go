@@ -98,6 +98,10 @@ var (
 	_ fs.NodeGetattrer = (*scratchNode)(nil)
 	_ fs.NodeSetattrer = (*scratchNode)(nil)
 	_ fs.NodeOpener    = (*scratchNode)(nil)
+	_ fs.NodeReader    = (*scratchNode)(nil)
+	_ fs.NodeWriter    = (*scratchNode)(nil)
+	_ fs.NodeFlusher   = (*scratchNode)(nil)
+	_ fs.NodeFsyncer   = (*scratchNode)(nil)
 )
 
 func (n *scratchNode) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
@@ -122,7 +126,7 @@ func (n *scratchNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, ui
 
 func (n *scratchNode) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	if id := n.f.promotedID(); id != "" {
-		return n.c.setRecordAttr(id, fh, in, out)
+		return n.c.setRecordAttr(ctx, n.EmbeddedInode(), id, fh, in, out)
 	}
 	if size, ok := in.GetSize(); ok {
 		if size > maxFileSize {
@@ -139,6 +143,72 @@ func (n *scratchNode) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.Se
 	}
 	n.f.attr(&out.Attr, n.c.m.filePerm())
 	return 0
+}
+
+// Read, Write, Flush and Fsync go to the handle the open gave or, without
+// one (nodewrites.go), to the file's memory, or once the file was promoted
+// to a record, to the node's buffer of that record.
+func (n *scratchNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if h, ok := fh.(fs.FileReader); ok {
+		return h.Read(ctx, dest, off)
+	}
+	data, id, errno := n.f.readAt(dest, off)
+	if id != "" {
+		return n.c.readThrough(n.EmbeddedInode(), id, storedFile{}, dest, off)
+	}
+	return fuse.ReadResultData(data), errno
+}
+
+func (n *scratchNode) Write(ctx context.Context, fh fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
+	if h, ok := fh.(fs.FileWriter); ok {
+		return h.Write(ctx, data, off)
+	}
+	written, id, errno := n.f.writeAt(data, off)
+	if id != "" {
+		return n.c.writeThrough(ctx, n.EmbeddedInode(), id, data, off)
+	}
+	return written, errno
+}
+
+func (n *scratchNode) Flush(ctx context.Context, fh fs.FileHandle) syscall.Errno {
+	if h, ok := fh.(fs.FileFlusher); ok {
+		return h.Flush(ctx)
+	}
+	return n.c.flushThrough(ctx, n.EmbeddedInode())
+}
+
+func (n *scratchNode) Fsync(ctx context.Context, fh fs.FileHandle, flags uint32) syscall.Errno {
+	if h, ok := fh.(fs.FileFsyncer); ok {
+		return h.Fsync(ctx, flags)
+	}
+	return n.c.fsyncThrough(ctx, n.EmbeddedInode())
+}
+
+// readAt reads the file's memory; once promoted it reads nothing and
+// returns the record's id.
+func (f *scratchFile) readAt(dest []byte, off int64) ([]byte, string, syscall.Errno) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.promoted != "" {
+		return nil, f.promoted, 0
+	}
+	data, errno := f.data.readAt(dest, off)
+	return data, "", errno
+}
+
+// writeAt writes the file's memory; once promoted it writes nothing and
+// returns the record's id.
+func (f *scratchFile) writeAt(data []byte, off int64) (uint32, string, syscall.Errno) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.promoted != "" {
+		return 0, f.promoted, 0
+	}
+	if errno := f.data.writeAt(data, off); errno != 0 {
+		return 0, "", errno
+	}
+	f.mtime, f.setTimes = time.Now(), false
+	return uint32(len(data)), "", 0
 }
 
 // scratchHandle reads and writes a scratch file's memory directly. After
@@ -189,17 +259,13 @@ func (h *scratchHandle) existingRecordWriter() *writeHandle {
 }
 
 func (h *scratchHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	h.f.mu.Lock()
-	id := h.f.promoted
+	data, id, errno := h.f.readAt(dest, off)
 	if id == "" {
-		defer h.f.mu.Unlock()
-		data, errno := h.f.data.readAt(dest, off)
 		if errno != 0 {
 			return nil, errno
 		}
 		return fuse.ReadResultData(data), 0
 	}
-	h.f.mu.Unlock()
 	w, errno := h.recordWriter(id)
 	if errno != 0 {
 		return nil, errno
@@ -208,17 +274,10 @@ func (h *scratchHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.
 }
 
 func (h *scratchHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
-	h.f.mu.Lock()
-	id := h.f.promoted
+	written, id, errno := h.f.writeAt(data, off)
 	if id == "" {
-		defer h.f.mu.Unlock()
-		if errno := h.f.data.writeAt(data, off); errno != 0 {
-			return 0, errno
-		}
-		h.f.mtime, h.f.setTimes = time.Now(), false
-		return uint32(len(data)), 0
+		return written, errno
 	}
-	h.f.mu.Unlock()
 	w, errno := h.recordWriter(id)
 	if errno != 0 {
 		return 0, errno

@@ -46,7 +46,7 @@ func TestTruncateByPathKeepsConcurrentCommit(t *testing.T) {
 		go func() { defer other.Done(); commitOther() }()
 	}
 	in := &fuse.SetAttrIn{SetAttrInCommon: fuse.SetAttrInCommon{Valid: fuse.FATTR_SIZE, Size: uint64(len(original) - 3)}}
-	if errno := coll.setRecordAttr(idA, nil, in, &fuse.AttrOut{}); errno != 0 {
+	if errno := coll.setRecordAttr(context.Background(), nil, idA, nil, in, &fuse.AttrOut{}); errno != 0 {
 		t.Fatalf("truncate by path: %v", errno)
 	}
 	other.Wait()

@@ -140,6 +140,9 @@ func startMountArgs(t *testing.T, bin, dir string, mountArgs ...string) *mount {
 	if ioUring && bin == storhfsBin {
 		mountArgs = append([]string{"--io-uring"}, mountArgs...)
 	}
+	if noOpen && bin == storhfsBin {
+		mountArgs = append([]string{"--no-open"}, mountArgs...)
+	}
 	cmd := exec.Command(bin, append([]string{"mount"}, mountArgs...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -192,7 +192,7 @@ func testLogAndQueueFiles(t *testing.T, flags []string) {
 			out, err := run(m.dir, "sh", "-c", script)
 			if err == nil {
 				t.Errorf("%s succeeded", script)
-			} else if !strings.Contains(out, "Read-only") && !strings.Contains(out, "ermission") && !strings.Contains(out, "not permitted") {
+			} else if !refusedReadOnly(out) && !strings.Contains(out, "ermission") && !strings.Contains(out, "not permitted") {
 				t.Errorf("%s: %s (want EROFS or EACCES)", script, out)
 			}
 		}

@@ -35,7 +35,9 @@ func TestWarmFilesCostNoRequest(t *testing.T) {
 	forEachMode(t, func(t *testing.T, flags []string) {
 		requireFuse(t, "cat", "grep")
 		readOnly := len(flags) > 0
-		allowed := map[string]bool{"OPEN": !readOnly, "RELEASE": !readOnly}
+		// Without OPEN (--no-open), a read-write mount sees the FLUSH of
+		// each close instead.
+		allowed := map[string]bool{"OPEN": !readOnly && !noOpen, "RELEASE": !readOnly && !noOpen, "FLUSH": !readOnly && noOpen}
 		root := demoRoot(t, 5)
 		m := startMount(t, root, append(flags, "--debug")...)
 		ids := storedIDs(t, root, "pages")

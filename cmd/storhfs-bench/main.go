@@ -35,6 +35,7 @@ type config struct {
 	// with the first ("" for none).
 	variantMode floorMode
 	readOnly    bool // mount with --read-only (no creates then)
+	noOpen      bool // mount with --no-open
 	ioUring     bool // mount (and serve the floor) over io_uring
 	scale       bool // only the scale rows (scale.go)
 	views       bool // measure the hidden views (views.go)
@@ -71,6 +72,7 @@ func main() {
 	noOpen := flag.Bool("floor-no-open", false, "same as --floor-mode=no-open")
 	variantMode := flag.String("floor-variant", "", "also measure a second floor with this --floor-mode, as its own column")
 	flag.BoolVar(&cfg.readOnly, "read-only", false, "mount with storhfs mount --read-only (requires --create 0)")
+	flag.BoolVar(&cfg.noOpen, "no-open", false, "mount with storhfs mount --no-open (its floor: --floor-mode no-open-flush)")
 	flag.BoolVar(&cfg.ioUring, "io-uring", false, "mount with storhfs mount --io-uring, and serve the floor over io_uring too (root; turns the fuse module's enable_uring on for the run)")
 	flag.BoolVar(&cfg.scale, "scale", false, "measure only mount readiness and memory after listing everything (scale.go)")
 	flag.BoolVar(&cfg.views, "views", true, "measure .all.ndjson and the index folders (views.go)")
@@ -91,6 +93,9 @@ func (cfg config) mountFlags() []string {
 	var flags []string
 	if cfg.readOnly {
 		flags = append(flags, "--read-only")
+	}
+	if cfg.noOpen {
+		flags = append(flags, "--no-open")
 	}
 	if cfg.ioUring {
 		flags = append(flags, "--io-uring")
@@ -279,6 +284,9 @@ func run(cfg config) (err error) {
 	mode := "read-write mount"
 	if cfg.readOnly {
 		mode = "read-only mount"
+	}
+	if cfg.noOpen {
+		mode += " without OPEN (--no-open)"
 	}
 	if cfg.ioUring {
 		mode += " and floor over io_uring"

@@ -59,6 +59,7 @@ Example:
 			&cli.BoolFlag{Name: sharedStorageFlag, Usage: "ROOT is shared with other hosts (detected on network, cluster and FUSE file systems): poll for their changes, which inotify does not see, and judge no writer dead by its pid"},
 			&cli.IntFlag{Name: "max-record-nodes", Value: fusefs.DefaultMaxRecordNodes, Usage: "how many records the kernel may keep looked up at once; past it the oldest are forgotten (a later use looks them up again). 0: no limit"},
 			&cli.BoolFlag{Name: "io-uring", Usage: "take the kernel's requests over io_uring instead of /dev/fuse: about half the cost per request, which warm reads of many small records feel (Linux 6.14+ with the fuse module's enable_uring on; the mount fails otherwise)"},
+			&cli.BoolFlag{Name: "no-open", Usage: "have the kernel send no OPEN: a warm read of a record costs one request (the FLUSH of its close) instead of OPEN and RELEASE; writes are buffered per file and committed when the writing process closes it, readers may see a write not yet committed, and a shared writable mmap is committed as the kernel writes it back (implied by --read-only)"},
 			&cli.DurationFlag{Name: "poll-interval", Value: fusefs.DefaultPollInterval, Usage: "on shared storage, how often to look for other hosts' changes"},
 		},
 		Action: runMount,
@@ -121,6 +122,7 @@ func runMount(c *cli.Context) error {
 		PollInterval:   c.Duration("poll-interval"),
 		MaxRecordNodes: c.Int("max-record-nodes"),
 		IOUring:        c.Bool("io-uring"),
+		NoOpen:         c.Bool("no-open"),
 	})
 	if err != nil {
 		return coded(exitMountFailed, mountError(mountpoint, err))

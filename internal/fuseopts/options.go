@@ -30,6 +30,8 @@ type Settings struct {
 	// IOUring asks the kernel for FUSE over io_uring in FUSE_INIT; the
 	// requests then travel over internal/fuseuring once it is started.
 	IOUring bool
+	// NoOpen: the mount answers OPEN with ENOSYS (fusefs.Config.NoOpen).
+	NoOpen bool
 }
 
 // Options are the kernel and go-fuse settings of a mount.
@@ -57,6 +59,11 @@ func Options(cfg Settings) *fs.Options {
 	}
 	if cfg.IOUring {
 		mo.ExtraCapabilities |= fuse.CAP_OVER_IO_URING
+	}
+	if cfg.NoOpen {
+		// With no OPEN to carry the flag, ATOMIC_O_TRUNC would lose the
+		// truncation of open(O_TRUNC): the kernel skips the SETATTR.
+		mo.ExtraCapabilities &^= fuse.CAP_ATOMIC_O_TRUNC
 	}
 	if cfg.DefaultPermissions {
 		mo.Options = append(mo.Options, "default_permissions")

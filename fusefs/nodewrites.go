@@ -1,0 +1,261 @@
+// Writes without handles (Config.NoOpen on a read-write mount).
+
+package fusefs
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	gofs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/storhfs/storhfs/internal/procid"
+)
+
+// When OPEN is answered ENOSYS (mountFS.Open) the kernel sends no OPEN and
+// no RELEASE for any file, not even one made by CREATE, and READ, WRITE,
+// SETATTR, FLUSH and FSYNC name no handle: a warm read costs no request
+// but its close's FLUSH. A record's uncommitted writes then live with the
+// file node the kernel wrote through (Linux 6.18, checked with a probe
+// server):
+//
+//   - a WRITE, an ftruncate (SETATTR with FATTR_FH) or a truncation to 0
+//     (open(O_TRUNC), which arrives as SETATTR{size 0} exactly as
+//     truncate(2) to 0 does) starts the node's buffer: a writeHandle,
+//     registered among the record's writers as an open's would be, with
+//     its commit rules. The calling process becomes one of its owners;
+//   - a FLUSH (every close(2), from whoever closes) commits the buffer
+//     when an owner closes, and lets it go once nothing is left for a
+//     later close: stored, or its content refused (reported to that
+//     close). A reader's close commits nothing;
+//   - a WRITE of no process (pid 0: the kernel writing back a shared
+//     mapping's pages, after the descriptor may be long closed) is
+//     committed at once;
+//   - a buffer whose owners all exited without leaving it settled (the
+//     shell's truncation never written, touch of a new name, truncate(2)
+//     to 0 by path) is let go by a sweep, its failure reported.
+//
+// What this gives up against handles, for that one request per file:
+// writes go through the kernel's pages (no direct I/O without an OPEN
+// reply), so refused content stays visible to readers until the
+// invalidation queued after every commit lands; shared writable mappings
+// work (their pages are committed as written back); two processes writing
+// one record share one buffer, as on a local file system; a descriptor of
+// a removed record reads only what the kernel kept.
+
+// nodeWriter is the uncommitted writes through one file node.
+type nodeWriter struct {
+	h *writeHandle
+
+	mu     sync.Mutex
+	owners []procid.ID // the processes that wrote or truncated through the node
+}
+
+// own makes p an owner; the zero ID (no process) owns nothing.
+func (w *nodeWriter) own(p procid.ID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if p != (procid.ID{}) && !slices.Contains(w.owners, p) {
+		w.owners = append(w.owners, p)
+	}
+}
+
+func (w *nodeWriter) ownedBy(p procid.ID) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return p != (procid.ID{}) && slices.Contains(w.owners, p)
+}
+
+func (w *nodeWriter) anyOwnerAlive() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.ContainsFunc(w.owners, procid.ID.Alive)
+}
+
+// callerOf is the process of the request's calling thread; the zero ID
+// for a request of no process (pid 0: a kernel thread's write-back).
+func callerOf(ctx context.Context) procid.ID {
+	fc, ok := ctx.(*fuse.Context)
+	if !ok || fc.Pid == 0 {
+		return procid.ID{}
+	}
+	p, err := procid.Of(int(fc.Pid))
+	if err != nil {
+		return procid.ID{}
+	}
+	return p
+}
+
+// nodeWriterOf returns node's writer, nil when it has none.
+func (c *collectionNode) nodeWriterOf(node *gofs.Inode) *nodeWriter {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nodeWriters[node]
+}
+
+// startNodeWriter returns node's writer for record id, starting it (from
+// the stored record, loaded on first use) if it has none, and makes the
+// caller an owner.
+func (c *collectionNode) startNodeWriter(ctx context.Context, node *gofs.Inode, id string) (*nodeWriter, syscall.Errno) {
+	s, errno := c.store()
+	if errno != 0 {
+		return nil, errno
+	}
+	c.mu.Lock()
+	w := c.nodeWriters[node]
+	if w == nil {
+		w = &nodeWriter{h: c.registerWriterLocked(&writeHandle{c: c, store: s, id: id})}
+		c.adoptLocked(node, w)
+	}
+	c.mu.Unlock()
+	w.own(callerOf(ctx))
+	return w, 0
+}
+
+// adoptNodeWriter makes h (a record just created) node's writer, owned by
+// the creating process.
+func (c *collectionNode) adoptNodeWriter(ctx context.Context, node *gofs.Inode, h *writeHandle) {
+	w := &nodeWriter{h: h}
+	w.own(callerOf(ctx))
+	c.mu.Lock()
+	old := c.nodeWriters[node]
+	c.adoptLocked(node, w)
+	c.mu.Unlock()
+	if old != nil {
+		c.letGo(node, old)
+	}
+}
+
+func (c *collectionNode) adoptLocked(node *gofs.Inode, w *nodeWriter) {
+	if c.nodeWriters == nil {
+		c.nodeWriters = map[*gofs.Inode]*nodeWriter{}
+	}
+	c.nodeWriters[node] = w
+}
+
+// writeThrough writes to node's buffer of record id.
+func (c *collectionNode) writeThrough(ctx context.Context, node *gofs.Inode, id string, data []byte, off int64) (uint32, syscall.Errno) {
+	w, errno := c.startNodeWriter(ctx, node, id)
+	if errno != 0 {
+		return 0, errno
+	}
+	n, errno := w.h.Write(ctx, data, off)
+	if errno == 0 && callerOf(ctx) == (procid.ID{}) {
+		errno = c.settle(ctx, node, w) // write-back: no close will follow
+	}
+	return n, errno
+}
+
+// readThrough reads record id as node (of version v, zero: none) shows
+// it: its buffer while that holds changes not refused, else the stored
+// record (readStored), else the buffer of the writer creating it.
+func (c *collectionNode) readThrough(node *gofs.Inode, id string, v storedFile, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if w := c.nodeWriterOf(node); w != nil && w.h.shown().holds() {
+		return w.h.Read(context.Background(), dest, off)
+	}
+	res, errno := c.readStored(id, v, func() { c.retireNode(node) }, dest, off)
+	if errno == syscall.ENOENT {
+		if buf, _ := c.shownBuffer(id); buf != nil {
+			defer buf.free()
+			data, errno := buf.readAt(dest, off)
+			if errno != 0 {
+				return nil, errno
+			}
+			return fuse.ReadResultData(append([]byte(nil), data...)), 0
+		}
+	}
+	return res, errno
+}
+
+// retireNode retires node if it is a record node (recordNode.retire).
+func (c *collectionNode) retireNode(node *gofs.Inode) {
+	if r, ok := node.Operations().(*recordNode); ok {
+		r.retire()
+	}
+}
+
+// flushThrough commits node's buffer when one of its owners closes.
+func (c *collectionNode) flushThrough(ctx context.Context, node *gofs.Inode) syscall.Errno {
+	w := c.nodeWriterOf(node)
+	if w == nil || !w.ownedBy(callerOf(ctx)) {
+		return 0
+	}
+	return c.settle(ctx, node, w)
+}
+
+// fsyncThrough commits node's buffer for an owner, and keeps it.
+func (c *collectionNode) fsyncThrough(ctx context.Context, node *gofs.Inode) syscall.Errno {
+	w := c.nodeWriterOf(node)
+	if w == nil || !w.ownedBy(callerOf(ctx)) {
+		return 0
+	}
+	return w.h.Fsync(ctx, 0)
+}
+
+// settle commits w as a handle's close does, and lets it go once stored;
+// else (refused, or nothing written yet) it stays, so that the refusal
+// stands for later closes of the same open file, until a write changes
+// it or its owners are gone (the sweep). Refused content the writer put
+// in the kernel's pages is dropped before the close returns.
+func (c *collectionNode) settle(ctx context.Context, node *gofs.Inode, w *nodeWriter) syscall.Errno {
+	errno := w.h.Flush(ctx)
+	if w.h.settled() {
+		c.letGo(node, w)
+		return errno
+	}
+	if errno != 0 && w.h.shown().rejected {
+		c.m.notifyAndWait(ctx, func() { node.NotifyContent(0, 0) })
+	}
+	c.queueNodeWriterSweep()
+	return errno
+}
+
+// letGo ends w as a RELEASE ends a handle: unregistered, a failure not
+// reported yet reported, its memory returned.
+func (c *collectionNode) letGo(node *gofs.Inode, w *nodeWriter) {
+	c.mu.Lock()
+	if c.nodeWriters[node] == w {
+		delete(c.nodeWriters, node)
+	}
+	c.mu.Unlock()
+	w.h.Release(context.Background())
+}
+
+// nodeWriterSweepDelay is how long after a close left a buffer unsettled
+// the sweep looks whether its owners are gone.
+const nodeWriterSweepDelay = 2 * time.Second
+
+func (c *collectionNode) queueNodeWriterSweep() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.sweepQueued {
+		c.sweepQueued = true
+		time.AfterFunc(nodeWriterSweepDelay, c.sweepNodeWriters)
+	}
+}
+
+// sweepNodeWriters lets go the writers whose owners have all exited, and
+// comes back while others remain.
+func (c *collectionNode) sweepNodeWriters() {
+	c.mu.Lock()
+	c.sweepQueued = false
+	writers := make(map[*gofs.Inode]*nodeWriter, len(c.nodeWriters))
+	for node, w := range c.nodeWriters {
+		writers[node] = w
+	}
+	c.mu.Unlock()
+	left := false
+	for node, w := range writers {
+		if w.anyOwnerAlive() {
+			left = true
+		} else {
+			c.letGo(node, w)
+		}
+	}
+	if left && !c.m.isClosed() {
+		c.queueNodeWriterSweep()
+	}
+}
