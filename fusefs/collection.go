@@ -30,8 +30,8 @@ type collectionNode struct {
 	writers map[string]map[*writeHandle]bool // open, not orphaned, write handles by record id
 	removed bool                             // rmdir succeeded: every operation fails with ENOENT
 
-	nodeWriters map[*gofs.Inode]*nodeWriter // uncommitted writes by file node, without handles (nodewrites.go)
-	sweepQueued bool                        // a sweep of nodeWriters is due
+	nodeWriters nodeWriterTable // uncommitted writes without handles (nodewrites.go)
+	sweepQueued bool            // a sweep of nodeWriters is due
 
 	listing recordListing // the last listing, and the kernel's cache of it (dircache.go)
 

@@ -177,6 +177,7 @@ func (c *collectionNode) orphanWriters(id string) int {
 		h.orphaned.Store(true)
 	}
 	delete(c.writers, id)
+	delete(c.nodeWriters.byID, id) // its nodes keep it; a new create starts another
 	return n
 }
 

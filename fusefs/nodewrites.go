@@ -89,51 +89,89 @@ func callerOf(ctx context.Context) procid.ID {
 	return p
 }
 
+// nodeWriterTable is a collection's node writers (under c.mu). The nodes
+// the kernel wrote a record through share one writer (whichever node a
+// descriptor came by: the node of a record changes with its stored
+// version), as the descriptors of one file share its content on a local
+// file system; once the record is unlinked its writer keeps its nodes but
+// no longer the id, and a new create of the id starts another.
+type nodeWriterTable struct {
+	byNode map[*gofs.Inode]*nodeWriter
+	byID   map[string]*nodeWriter
+}
+
+func (t *nodeWriterTable) attach(node *gofs.Inode, id string, w *nodeWriter) {
+	if t.byNode == nil {
+		t.byNode, t.byID = map[*gofs.Inode]*nodeWriter{}, map[string]*nodeWriter{}
+	}
+	t.byNode[node] = w
+	t.byID[id] = w
+}
+
+// drop forgets w and every node written through it.
+func (t *nodeWriterTable) drop(w *nodeWriter) {
+	for node, v := range t.byNode {
+		if v == w {
+			delete(t.byNode, node)
+		}
+	}
+	if t.byID[w.h.id] == w {
+		delete(t.byID, w.h.id)
+	}
+}
+
+// writers lists every writer once.
+func (t *nodeWriterTable) writers() []*nodeWriter {
+	var ws []*nodeWriter
+	for _, w := range t.byNode {
+		if !slices.Contains(ws, w) {
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
 // nodeWriterOf returns node's writer, nil when it has none.
 func (c *collectionNode) nodeWriterOf(node *gofs.Inode) *nodeWriter {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.nodeWriters[node]
+	return c.nodeWriters.byNode[node]
 }
 
-// startNodeWriter returns node's writer for record id, starting it (from
-// the stored record, loaded on first use) if it has none, and makes the
-// caller an owner.
+// startNodeWriter returns node's writer for record id: the node's own, or
+// the record's (the node joins it), or a new one (loading the stored
+// record on first use); the caller becomes an owner.
 func (c *collectionNode) startNodeWriter(ctx context.Context, node *gofs.Inode, id string) (*nodeWriter, syscall.Errno) {
 	s, errno := c.store()
 	if errno != 0 {
 		return nil, errno
 	}
 	c.mu.Lock()
-	w := c.nodeWriters[node]
+	w := c.nodeWriters.byNode[node]
 	if w == nil {
-		w = &nodeWriter{h: c.registerWriterLocked(&writeHandle{c: c, store: s, id: id})}
-		c.adoptLocked(node, w)
+		w = c.nodeWriters.byID[id]
+		if w == nil {
+			w = &nodeWriter{h: c.registerWriterLocked(&writeHandle{c: c, store: s, id: id})}
+		}
+		c.nodeWriters.attach(node, id, w)
 	}
 	c.mu.Unlock()
 	w.own(callerOf(ctx))
 	return w, 0
 }
 
-// adoptNodeWriter makes h (a record just created) node's writer, owned by
-// the creating process.
+// adoptNodeWriter makes h (a record just created) node's and its record's
+// writer, owned by the creating process; a writer the node had is let go.
 func (c *collectionNode) adoptNodeWriter(ctx context.Context, node *gofs.Inode, h *writeHandle) {
 	w := &nodeWriter{h: h}
 	w.own(callerOf(ctx))
 	c.mu.Lock()
-	old := c.nodeWriters[node]
-	c.adoptLocked(node, w)
+	old := c.nodeWriters.byNode[node]
+	c.nodeWriters.attach(node, h.id, w)
 	c.mu.Unlock()
 	if old != nil {
-		c.letGo(node, old)
+		c.letGo(old)
 	}
-}
-
-func (c *collectionNode) adoptLocked(node *gofs.Inode, w *nodeWriter) {
-	if c.nodeWriters == nil {
-		c.nodeWriters = map[*gofs.Inode]*nodeWriter{}
-	}
-	c.nodeWriters[node] = w
 }
 
 // writeThrough writes to node's buffer of record id.
@@ -203,7 +241,7 @@ func (c *collectionNode) fsyncThrough(ctx context.Context, node *gofs.Inode) sys
 func (c *collectionNode) settle(ctx context.Context, node *gofs.Inode, w *nodeWriter) syscall.Errno {
 	errno := w.h.Flush(ctx)
 	if w.h.settled() {
-		c.letGo(node, w)
+		c.letGo(w)
 		return errno
 	}
 	if errno != 0 && w.h.shown().rejected {
@@ -215,11 +253,9 @@ func (c *collectionNode) settle(ctx context.Context, node *gofs.Inode, w *nodeWr
 
 // letGo ends w as a RELEASE ends a handle: unregistered, a failure not
 // reported yet reported, its memory returned.
-func (c *collectionNode) letGo(node *gofs.Inode, w *nodeWriter) {
+func (c *collectionNode) letGo(w *nodeWriter) {
 	c.mu.Lock()
-	if c.nodeWriters[node] == w {
-		delete(c.nodeWriters, node)
-	}
+	c.nodeWriters.drop(w)
 	c.mu.Unlock()
 	w.h.Release(context.Background())
 }
@@ -242,17 +278,14 @@ func (c *collectionNode) queueNodeWriterSweep() {
 func (c *collectionNode) sweepNodeWriters() {
 	c.mu.Lock()
 	c.sweepQueued = false
-	writers := make(map[*gofs.Inode]*nodeWriter, len(c.nodeWriters))
-	for node, w := range c.nodeWriters {
-		writers[node] = w
-	}
+	writers := c.nodeWriters.writers()
 	c.mu.Unlock()
 	left := false
-	for node, w := range writers {
+	for _, w := range writers {
 		if w.anyOwnerAlive() {
 			left = true
 		} else {
-			c.letGo(node, w)
+			c.letGo(w)
 		}
 	}
 	if left && !c.m.isClosed() {

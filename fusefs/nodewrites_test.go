@@ -175,7 +175,7 @@ func TestNodeWritesTruncations(t *testing.T) {
 	if w := n.c.nodeWriterOf(n.node); w == nil || w.h.shown().size != 5 {
 		t.Fatalf("ftruncate did not cut the node's buffer")
 	}
-	n.c.letGo(n.node, n.c.nodeWriterOf(n.node))
+	n.c.letGo(n.c.nodeWriterOf(n.node))
 
 	long := recordOf(idA, "long value") + "   "
 	if err := n.s.PutRaw(idA, []byte(long)); err != nil {
@@ -273,5 +273,46 @@ func TestReadByNodeOfReplacedVersion(t *testing.T) {
 	s.PutRaw(idA, []byte(shorter))
 	if got, errno := read(); errno != 0 || got != shorter || retired != 2 {
 		t.Errorf("read after a version no larger was stored = %q, %v (retired %d)", got, errno, retired)
+	}
+}
+
+// The nodes a record is written through share one writer, whichever node
+// the kernel gave each descriptor; once the record is unlinked, a new
+// create of its id starts another while the old nodes keep theirs.
+func TestNodeWritesShareTheRecordsWriter(t *testing.T) {
+	n := newNodeWriteTest(t, idA)
+	later := &gofs.Inode{} // the node of a later lookup (another stored version)
+	n.write(n.self, recordOf(idA, "5"), 0)
+	if _, errno := n.c.writeThrough(n.other, later, idA, []byte(`"6"`), int64(len(recordOf(idA, "5")))-4); errno != 0 {
+		t.Fatal(errno)
+	}
+	if n.c.nodeWriterOf(later) != n.c.nodeWriterOf(n.node) {
+		t.Fatal("two nodes of one record got two writers")
+	}
+	if errno := n.c.flushThrough(n.other, later); errno != 0 {
+		t.Fatal(errno)
+	}
+	if got := n.s.content(idA); got != recordOf(idA, "6") {
+		t.Errorf("stored %q, want both writes", got)
+	}
+
+	n.write(n.self, recordOf(idA, "7"), 0)
+	if errno := n.c.Unlink(n.self, idA+recordExt); errno != 0 {
+		t.Fatal(errno)
+	}
+	h, errno := n.c.createRecord(idA, syscall.O_CREAT|syscall.O_WRONLY)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	created := &gofs.Inode{}
+	n.c.adoptNodeWriter(n.self, created, h)
+	if n.c.nodeWriterOf(created) == n.c.nodeWriterOf(n.node) {
+		t.Fatal("a new record shares the unlinked one's writer")
+	}
+	if errno := n.c.flushThrough(n.self, n.node); errno != 0 {
+		t.Errorf("close of the unlinked record's descriptor = %v", errno)
+	}
+	if got := n.s.content(idA); got != "<missing>" {
+		t.Errorf("the unlinked record came back: %q", got)
 	}
 }

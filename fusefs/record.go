@@ -101,7 +101,14 @@ func (r *recordNode) Read(ctx context.Context, f fs.FileHandle, dest []byte, off
 	if h, ok := f.(fs.FileReader); ok {
 		return h.Read(ctx, dest, off)
 	}
-	return r.c.readThrough(r.EmbeddedInode(), r.id, r.version, dest, off)
+	v := r.version
+	if r.retired.Load() {
+		// The kernel's size of the node is no longer the version's: it
+		// asks again (AUTO_INVAL_DATA) once the retirement's invalidation
+		// lands, and the stored file is read as it is.
+		v = storedFile{}
+	}
+	return r.c.readThrough(r.EmbeddedInode(), r.id, v, dest, off)
 }
 
 // Write, Flush and Fsync go to the handle the open gave, or, without one,
@@ -132,8 +139,8 @@ func (r *recordNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) s
 }
 
 // readStored reads record id's stored file at off for a node of version v
-// (zero: none) that the kernel sent the READ through without a handle, so
-// with v's size. Another file now stored is read when it is no larger: a
+// (zero: none, or one the kernel no longer sizes by) that the kernel sent
+// the READ through without a handle, so with v's size. Another file now stored is read when it is no larger: a
 // short read makes the kernel take its size. A larger one would be cut at
 // v's size, so the read fails with ESTALE instead: no reader gets a record
 // cut short. Either way the node is retired (retire), and the next open
