@@ -17,7 +17,7 @@ SEED ?= 1
 help:
 	@echo "make build            build $(BIN)"
 	@echo "make run [ROOT=dir]   mount ROOT (default: a generated demo root in ./$(DEMO_ROOT)) at ./$(MNT); Ctrl-C unmounts"
-	@echo "make test             go vet, unit tests (race detector on core and fusefs), integration tests (real mounts, over /dev/fuse and over io_uring)"
+	@echo "make test             go vet, unit tests (race detector on core and fusefs), integration tests (real mounts, over /dev/fuse and over io_uring, and without OPEN)"
 	@echo "make bench [BENCH_DATA=dir] [BENCH_FLAGS=--io-uring]  mount vs data dir at 100k records (as root; data cached in BENCH_DATA)"
 	@echo "make bench-engines [BENCH_ENGINES_FLAGS=--quick]  core engines vs PHP storh side by side (needs ../shared/oracle); exits 1 if a row is slower than PHP"
 	@echo "make difftest [SEQS=n] [SEED=s]  n random op sequences per engine (seeds s..s+n-1), replayed by PHP (../shared/oracle) and by our engines"
@@ -57,6 +57,10 @@ test: vet
 	else \
 		echo "no io_uring pass: needs a kernel with FUSE over io_uring and its switch writable (root): /sys/module/fuse/parameters/enable_uring"; \
 	fi
+	# Again with every mount answering no OPEN (--no-open), over io_uring where the kernel has it.
+	@uring=; if [ -w /sys/module/fuse/parameters/enable_uring ]; then uring=1; fi; \
+	echo "STORHFS_TEST_NO_OPEN=1 STORHFS_TEST_IO_URING=$$uring $(GO) test -count=1 -timeout 20m ./integration/..."; \
+	STORHFS_TEST_NO_OPEN=1 STORHFS_TEST_IO_URING=$$uring $(GO) test -count=1 -timeout 20m ./integration/...
 
 bench: build
 	$(GO) run ./cmd/storhfs-bench --bin $(BIN) --records 100000 --create 10000 --log-records 500000 --runs 3 --data $(BENCH_DATA) $(BENCH_FLAGS)

@@ -19,39 +19,44 @@ import (
 // no RELEASE for any file, not even one made by CREATE, and READ, WRITE,
 // SETATTR, FLUSH and FSYNC name no handle: a warm read costs no request
 // but its close's FLUSH. A record's uncommitted writes then live with the
-// file node the kernel wrote through (Linux 6.18, checked with a probe
+// file nodes the kernel wrote it through (Linux 6.18, checked with a probe
 // server):
 //
 //   - a WRITE, an ftruncate (SETATTR with FATTR_FH) or a truncation to 0
 //     (open(O_TRUNC), which arrives as SETATTR{size 0} exactly as
-//     truncate(2) to 0 does) starts the node's buffer: a writeHandle,
+//     truncate(2) to 0 does) starts the record's buffer, shared by every
+//     node it is written through (nodeWriterTable): a writeHandle,
 //     registered among the record's writers as an open's would be, with
 //     its commit rules. The calling process becomes one of its owners;
 //   - a FLUSH (every close(2), from whoever closes) commits the buffer
-//     when an owner closes, and lets it go once nothing is left for a
-//     later close: stored, or its content refused (reported to that
-//     close). A reader's close commits nothing;
+//     when an owner closes, and lets it go once stored. A refusal stands
+//     for later closes until a write changes the buffer, as with a
+//     handle; refused content is dropped from the kernel's pages before
+//     the refused close returns. A reader's close commits nothing;
 //   - a WRITE of no process (pid 0: the kernel writing back a shared
 //     mapping's pages, after the descriptor may be long closed) is
 //     committed at once;
-//   - a buffer whose owners all exited without leaving it settled (the
-//     shell's truncation never written, touch of a new name, truncate(2)
-//     to 0 by path) is let go by a sweep, its failure reported.
+//   - a buffer whose owners all exited without leaving it stored (refused;
+//     the shell's truncation never written, touch of a new name,
+//     truncate(2) to 0 by path) is let go by a sweep, a failure not yet
+//     reported then reported.
 //
 // What this gives up against handles, for that one request per file:
 // writes go through the kernel's pages (no direct I/O without an OPEN
-// reply), so refused content stays visible to readers until the
-// invalidation queued after every commit lands; shared writable mappings
-// work (their pages are committed as written back); two processes writing
-// one record share one buffer, as on a local file system; a descriptor of
-// a removed record reads only what the kernel kept.
+// reply), so readers of a record being written in place may see the write
+// in progress, as on a local file system; shared writable mappings work
+// (their pages are committed as written back); the descriptors of one
+// record share one buffer, as on a local file system; a descriptor does
+// not hold the stored file, so a read of a record replaced or removed
+// meanwhile may fail (readStored); a child that inherits a writer's
+// descriptor and writes nothing closes it as a reader.
 
-// nodeWriter is the uncommitted writes through one file node.
+// nodeWriter is a record's uncommitted writes made without handles.
 type nodeWriter struct {
 	h *writeHandle
 
 	mu     sync.Mutex
-	owners []procid.ID // the processes that wrote or truncated through the node
+	owners []procid.ID // the processes that wrote or truncated it
 }
 
 // own makes p an owner; the zero ID (no process) owns nothing.
@@ -76,7 +81,8 @@ func (w *nodeWriter) anyOwnerAlive() bool {
 }
 
 // callerOf is the process of the request's calling thread; the zero ID
-// for a request of no process (pid 0: a kernel thread's write-back).
+// for a request of no process (writeBack). A thread /proc does not show
+// (gone already, or no /proc) is taken as a process of its own.
 func callerOf(ctx context.Context) procid.ID {
 	fc, ok := ctx.(*fuse.Context)
 	if !ok || fc.Pid == 0 {
@@ -84,9 +90,16 @@ func callerOf(ctx context.Context) procid.ID {
 	}
 	p, err := procid.Of(int(fc.Pid))
 	if err != nil {
-		return procid.ID{}
+		return procid.ID{PID: int(fc.Pid)}
 	}
 	return p
+}
+
+// writeBack reports a request of no process: pid 0, the kernel writing
+// back a shared mapping's pages.
+func writeBack(ctx context.Context) bool {
+	fc, ok := ctx.(*fuse.Context)
+	return ok && fc.Pid == 0
 }
 
 // nodeWriterTable is a collection's node writers (under c.mu). The nodes
@@ -181,7 +194,7 @@ func (c *collectionNode) writeThrough(ctx context.Context, node *gofs.Inode, id 
 		return 0, errno
 	}
 	n, errno := w.h.Write(ctx, data, off)
-	if errno == 0 && callerOf(ctx) == (procid.ID{}) {
+	if errno == 0 && writeBack(ctx) {
 		errno = c.settle(ctx, node, w) // write-back: no close will follow
 	}
 	return n, errno
