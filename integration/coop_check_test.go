@@ -76,6 +76,17 @@ func TestCoopJudgesCatchPlantedFaults(t *testing.T) {
 	if !seen("storhfs get", 45, 46, "") {
 		t.Errorf("checkDocSeen missed an empty record read from ROOT")
 	}
+	failed := func(t0, t1 int64) bool {
+		return caught(func(p *problems) {
+			checkDocSeen(docSeen{how: "jq", id: id, failed: "exit status 2", t0: t0, t1: t1}, byAttempt, creating, p)
+		})
+	}
+	if !failed(20, 30) {
+		t.Errorf("checkDocSeen missed a read that failed with nothing in progress")
+	}
+	if failed(45, 46) {
+		t.Errorf("checkDocSeen reported a read that failed while the record was being written")
+	}
 
 	payloads := map[string]map[string]any{id: {"w": "p", "n": 1.0}}
 	enq := `{"op":"enqueue","id":"` + id + `","payload":{"w":"p","n":1},"ts":1}` + "\n"
