@@ -228,8 +228,12 @@ func (c *collectionNode) retireNode(node *gofs.Inode) {
 	}
 }
 
-// flushThrough commits node's buffer when one of its owners closes.
-func (c *collectionNode) flushThrough(ctx context.Context, node *gofs.Inode) syscall.Errno {
+// flushThrough is a FLUSH through node: the handle's, else a commit of
+// node's buffer when one of its owners closes.
+func (c *collectionNode) flushThrough(ctx context.Context, node *gofs.Inode, f gofs.FileHandle) syscall.Errno {
+	if h, ok := f.(gofs.FileFlusher); ok {
+		return h.Flush(ctx)
+	}
 	w := c.nodeWriterOf(node)
 	if w == nil || !w.ownedBy(callerOf(ctx)) {
 		return 0
@@ -237,8 +241,12 @@ func (c *collectionNode) flushThrough(ctx context.Context, node *gofs.Inode) sys
 	return c.settle(ctx, node, w)
 }
 
-// fsyncThrough commits node's buffer for an owner, and keeps it.
-func (c *collectionNode) fsyncThrough(ctx context.Context, node *gofs.Inode) syscall.Errno {
+// fsyncThrough is an FSYNC through node: the handle's, else a commit of
+// node's buffer for an owner, which keeps it.
+func (c *collectionNode) fsyncThrough(ctx context.Context, node *gofs.Inode, f gofs.FileHandle, flags uint32) syscall.Errno {
+	if h, ok := f.(gofs.FileFsyncer); ok {
+		return h.Fsync(ctx, flags)
+	}
 	w := c.nodeWriterOf(node)
 	if w == nil || !w.ownedBy(callerOf(ctx)) {
 		return 0

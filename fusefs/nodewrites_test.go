@@ -84,7 +84,7 @@ func TestNodeWritesCommitAtTheWritersClose(t *testing.T) {
 	if errno := n.truncate(n.self, 0, false); errno != 0 {
 		t.Fatalf("open(O_TRUNC): %v", errno)
 	}
-	if errno := n.c.flushThrough(n.self, n.node); errno != syscall.EINVAL {
+	if errno := n.c.flushThrough(n.self, n.node, nil); errno != syscall.EINVAL {
 		t.Errorf("close of the empty truncation = %v, want EINVAL", errno)
 	}
 	if n.c.nodeWriterOf(n.node) == nil {
@@ -96,13 +96,13 @@ func TestNodeWritesCommitAtTheWritersClose(t *testing.T) {
 	if got := n.read(); got != recordOf(idA, "2") {
 		t.Errorf("the node reads %q before the commit, want its buffer", got)
 	}
-	if errno := n.c.flushThrough(n.other, n.node); errno != 0 {
+	if errno := n.c.flushThrough(n.other, n.node, nil); errno != 0 {
 		t.Errorf("a reader's close = %v", errno)
 	}
 	if got := n.s.content(idA); got != stored {
 		t.Errorf("a reader's close committed another process's buffer: %q", got)
 	}
-	if errno := n.c.flushThrough(n.self, n.node); errno != 0 {
+	if errno := n.c.flushThrough(n.self, n.node, nil); errno != 0 {
 		t.Fatalf("the writer's close: %v", errno)
 	}
 	if got := n.s.content(idA); got != recordOf(idA, "2") {
@@ -125,11 +125,11 @@ func TestNodeWritesRefusalStands(t *testing.T) {
 	stored := n.s.content(idA)
 	n.truncate(n.self, 0, false)
 	n.write(n.self, "not a record", 0)
-	errno := n.c.flushThrough(n.self, n.node)
+	errno := n.c.flushThrough(n.self, n.node, nil)
 	if errno == 0 {
 		t.Fatal("refused content committed without an error")
 	}
-	if again := n.c.flushThrough(n.self, n.node); again != errno {
+	if again := n.c.flushThrough(n.self, n.node, nil); again != errno {
 		t.Errorf("a later close = %v, want %v (the refusal stands)", again, errno)
 	}
 	if got := n.s.content(idA); got != stored {
@@ -143,7 +143,7 @@ func TestNodeWritesRefusalStands(t *testing.T) {
 	}
 	n.truncate(n.self, 0, false)
 	n.write(n.self, recordOf(idA, "4"), 0)
-	if errno := n.c.flushThrough(n.self, n.node); errno != 0 {
+	if errno := n.c.flushThrough(n.self, n.node, nil); errno != 0 {
 		t.Fatalf("close after a new write: %v", errno)
 	}
 	if got := n.s.content(idA); got != recordOf(idA, "4") {
@@ -225,14 +225,14 @@ func TestNodeWritesCreatedRecord(t *testing.T) {
 		t.Fatal(errno)
 	}
 	n.c.adoptNodeWriter(n.self, n.node, h)
-	if errno := n.c.flushThrough(n.self, n.node); errno != syscall.EINVAL {
+	if errno := n.c.flushThrough(n.self, n.node, nil); errno != syscall.EINVAL {
 		t.Errorf("close of a new record never written = %v, want EINVAL", errno)
 	}
 	if _, errno := n.c.createRecord(idA, syscall.O_CREAT|syscall.O_EXCL); errno != syscall.EEXIST {
 		t.Errorf("a second O_EXCL create while the creator holds the name = %v", errno)
 	}
 	n.write(n.self, recordOf(idA, "new"), 0)
-	if errno := n.c.flushThrough(n.self, n.node); errno != 0 {
+	if errno := n.c.flushThrough(n.self, n.node, nil); errno != 0 {
 		t.Fatal(errno)
 	}
 	if got := n.s.content(idA); got != recordOf(idA, "new") {
@@ -289,7 +289,7 @@ func TestNodeWritesShareTheRecordsWriter(t *testing.T) {
 	if n.c.nodeWriterOf(later) != n.c.nodeWriterOf(n.node) {
 		t.Fatal("two nodes of one record got two writers")
 	}
-	if errno := n.c.flushThrough(n.other, later); errno != 0 {
+	if errno := n.c.flushThrough(n.other, later, nil); errno != 0 {
 		t.Fatal(errno)
 	}
 	if got := n.s.content(idA); got != recordOf(idA, "6") {
@@ -309,7 +309,7 @@ func TestNodeWritesShareTheRecordsWriter(t *testing.T) {
 	if n.c.nodeWriterOf(created) == n.c.nodeWriterOf(n.node) {
 		t.Fatal("a new record shares the unlinked one's writer")
 	}
-	if errno := n.c.flushThrough(n.self, n.node); errno != 0 {
+	if errno := n.c.flushThrough(n.self, n.node, nil); errno != 0 {
 		t.Errorf("close of the unlinked record's descriptor = %v", errno)
 	}
 	if got := n.s.content(idA); got != "<missing>" {

@@ -125,17 +125,11 @@ func (r *recordNode) Write(ctx context.Context, f fs.FileHandle, data []byte, of
 }
 
 func (r *recordNode) Flush(ctx context.Context, f fs.FileHandle) syscall.Errno {
-	if h, ok := f.(fs.FileFlusher); ok {
-		return h.Flush(ctx)
-	}
-	return r.c.flushThrough(ctx, r.EmbeddedInode())
+	return r.c.flushThrough(ctx, r.EmbeddedInode(), f)
 }
 
 func (r *recordNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall.Errno {
-	if h, ok := f.(fs.FileFsyncer); ok {
-		return h.Fsync(ctx, flags)
-	}
-	return r.c.fsyncThrough(ctx, r.EmbeddedInode())
+	return r.c.fsyncThrough(ctx, r.EmbeddedInode(), f, flags)
 }
 
 // readStored reads record id's stored file at off for a node of version v

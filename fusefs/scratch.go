@@ -171,17 +171,11 @@ func (n *scratchNode) Write(ctx context.Context, fh fs.FileHandle, data []byte, 
 }
 
 func (n *scratchNode) Flush(ctx context.Context, fh fs.FileHandle) syscall.Errno {
-	if h, ok := fh.(fs.FileFlusher); ok {
-		return h.Flush(ctx)
-	}
-	return n.c.flushThrough(ctx, n.EmbeddedInode())
+	return n.c.flushThrough(ctx, n.EmbeddedInode(), fh)
 }
 
 func (n *scratchNode) Fsync(ctx context.Context, fh fs.FileHandle, flags uint32) syscall.Errno {
-	if h, ok := fh.(fs.FileFsyncer); ok {
-		return h.Fsync(ctx, flags)
-	}
-	return n.c.fsyncThrough(ctx, n.EmbeddedInode())
+	return n.c.fsyncThrough(ctx, n.EmbeddedInode(), fh, flags)
 }
 
 // readAt reads the file's memory; once promoted it reads nothing and
