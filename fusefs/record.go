@@ -43,13 +43,16 @@ var (
 // link, as a local file system does.
 func (r *recordNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	v, errno := r.c.storedAttrOut(r.id, out)
-	if f == nil {
+	if f == nil && errno == syscall.ENOENT && r.c.m.noOpen {
+		// Without handles (nodewrites.go) a descriptor holds what was
+		// written through the node, else the version it was looked up as.
+		// (A stat by path reaches a removed record's node only until the
+		// watcher's invalidation lands.)
 		if w := r.c.nodeWriterOf(r.EmbeddedInode()); w != nil {
-			f = w.h // without handles (nodewrites.go), the node's writes
+			f = w.h
+		} else if r.version != (storedFile{}) {
+			f = r.version
 		}
-	}
-	if f == nil && r.version != (storedFile{}) {
-		f = r.version // without handles: what the node was looked up as
 	}
 	if h, ok := f.(unlinkedDescriptor); ok && errno == syscall.ENOENT {
 		r.retire()
@@ -134,11 +137,11 @@ func (r *recordNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) s
 
 // readStored reads record id's stored file at off for a node of version v
 // (zero: none, or one the kernel no longer sizes by) that the kernel sent
-// the READ through without a handle, so with v's size. Another file now stored is read when it is no larger: a
-// short read makes the kernel take its size. A larger one would be cut at
-// v's size, so the read fails with ESTALE instead: no reader gets a record
-// cut short. Either way the node is retired (retire), and the next open
-// looks the record up again.
+// the READ through without a handle, so with v's size. Another file now
+// stored is read when it is no larger: a short read makes the kernel take
+// its size. A larger one would be cut at v's size, so the read fails with
+// ESTALE instead: no reader gets a record cut short. Either way the node is
+// retired (retire), and the next open looks the record up again.
 func (c *collectionNode) readStored(id string, v storedFile, retire func(), dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	s, errno := c.store()
 	if errno != 0 {
