@@ -55,6 +55,12 @@ import (
 type nodeWriter struct {
 	h *writeHandle
 
+	// use is held around every use of h; gone: h was committed and let go
+	// (a write that finds it so goes to the record's next writer). Lock
+	// order: use, then h.mu.
+	use  sync.Mutex
+	gone bool
+
 	mu     sync.Mutex
 	owners []procid.ID // the processes that wrote or truncated it
 }
@@ -187,25 +193,65 @@ func (c *collectionNode) adoptNodeWriter(ctx context.Context, node *gofs.Inode, 
 	}
 }
 
-// writeThrough writes to node's buffer of record id.
-func (c *collectionNode) writeThrough(ctx context.Context, node *gofs.Inode, id string, data []byte, off int64) (uint32, syscall.Errno) {
-	w, errno := c.startNodeWriter(ctx, node, id)
-	if errno != 0 {
-		return 0, errno
+// changeThrough applies change to the buffer of record id through node
+// (startNodeWriter), on a writer not let go meanwhile.
+func (c *collectionNode) changeThrough(ctx context.Context, node *gofs.Inode, id string, change func(h *writeHandle) syscall.Errno) (*nodeWriter, syscall.Errno) {
+	for {
+		w, errno := c.startNodeWriter(ctx, node, id)
+		if errno != 0 {
+			return nil, errno
+		}
+		w.use.Lock()
+		if w.gone { // committed and let go since: no longer in the table
+			w.use.Unlock()
+			continue
+		}
+		errno = change(w.h)
+		w.use.Unlock()
+		return w, errno
 	}
-	n, errno := w.h.Write(ctx, data, off)
+}
+
+// writeThrough writes to the buffer of record id through node.
+func (c *collectionNode) writeThrough(ctx context.Context, node *gofs.Inode, id string, data []byte, off int64) (uint32, syscall.Errno) {
+	var n uint32
+	w, errno := c.changeThrough(ctx, node, id, func(h *writeHandle) (errno syscall.Errno) {
+		n, errno = h.Write(ctx, data, off)
+		return errno
+	})
 	if errno == 0 && writeBack(ctx) {
 		errno = c.settle(ctx, node, w) // write-back: no close will follow
 	}
 	return n, errno
 }
 
+// inUse runs fn on w's buffer unless w was let go (then it reports false).
+func (w *nodeWriter) inUse(fn func(h *writeHandle)) bool {
+	w.use.Lock()
+	defer w.use.Unlock()
+	if w.gone {
+		return false
+	}
+	fn(w.h)
+	return true
+}
+
 // readThrough reads record id as node (of version v, zero: none) shows
 // it: its buffer while that holds changes not refused, else the stored
 // record (readStored), else the buffer of the writer creating it.
 func (c *collectionNode) readThrough(node *gofs.Inode, id string, v storedFile, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	if w := c.nodeWriterOf(node); w != nil && w.h.shown().holds() {
-		return w.h.Read(context.Background(), dest, off)
+	if w := c.nodeWriterOf(node); w != nil {
+		var res fuse.ReadResult
+		var errno syscall.Errno
+		var read bool
+		w.inUse(func(h *writeHandle) {
+			if read = h.shown().holds(); read {
+				res, errno = h.Read(context.Background(), dest, off)
+			}
+		})
+		if read {
+			return res, errno
+		}
 	}
 	res, errno := c.readStored(id, v, func() { c.retireNode(node) }, dest, off)
 	if errno == syscall.ENOENT {
@@ -251,7 +297,9 @@ func (c *collectionNode) fsyncThrough(ctx context.Context, node *gofs.Inode, f g
 	if w == nil || !w.ownedBy(callerOf(ctx)) {
 		return 0
 	}
-	return w.h.Fsync(ctx, 0)
+	var errno syscall.Errno
+	w.inUse(func(h *writeHandle) { errno = h.Fsync(ctx, 0) })
+	return errno
 }
 
 // settle commits w as a handle's close does, and lets it go once stored;
@@ -260,25 +308,59 @@ func (c *collectionNode) fsyncThrough(ctx context.Context, node *gofs.Inode, f g
 // it or its owners are gone (the sweep). Refused content the writer put
 // in the kernel's pages is dropped before the close returns.
 func (c *collectionNode) settle(ctx context.Context, node *gofs.Inode, w *nodeWriter) syscall.Errno {
-	errno := w.h.Flush(ctx)
-	if w.h.settled() {
-		c.letGo(w)
-		return errno
+	var errno syscall.Errno
+	var stored, rejected bool
+	w.inUse(func(h *writeHandle) {
+		errno = h.Flush(ctx)
+		stored, rejected = h.settled(), errno != 0 && h.shown().rejected
+		if stored {
+			c.dropLocked(w)
+		}
+	})
+	switch {
+	case stored:
+		w.h.Release(context.Background())
+	case rejected:
+		nodes := c.nodesOf(w)
+		c.m.notifyAndWait(ctx, func() {
+			for _, n := range nodes {
+				n.NotifyContent(0, 0)
+			}
+		})
+		fallthrough
+	default:
+		c.queueNodeWriterSweep()
 	}
-	if errno != 0 && w.h.shown().rejected {
-		c.m.notifyAndWait(ctx, func() { node.NotifyContent(0, 0) })
-	}
-	c.queueNodeWriterSweep()
 	return errno
 }
 
 // letGo ends w as a RELEASE ends a handle: unregistered, a failure not
 // reported yet reported, its memory returned.
 func (c *collectionNode) letGo(w *nodeWriter) {
+	if w.inUse(func(*writeHandle) { c.dropLocked(w) }) {
+		w.h.Release(context.Background())
+	}
+}
+
+// dropLocked marks w gone and takes it out of the table (call under w.use).
+func (c *collectionNode) dropLocked(w *nodeWriter) {
+	w.gone = true
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.nodeWriters.drop(w)
-	c.mu.Unlock()
-	w.h.Release(context.Background())
+}
+
+// nodesOf lists the nodes written through w.
+func (c *collectionNode) nodesOf(w *nodeWriter) []*gofs.Inode {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var nodes []*gofs.Inode
+	for n, v := range c.nodeWriters.byNode {
+		if v == w {
+			nodes = append(nodes, n)
+		}
+	}
+	return nodes
 }
 
 // nodeWriterSweepDelay is how long after a close left a buffer unsettled

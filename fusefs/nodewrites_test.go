@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -314,5 +315,54 @@ func TestNodeWritesShareTheRecordsWriter(t *testing.T) {
 	}
 	if got := n.s.content(idA); got != "<missing>" {
 		t.Errorf("the unlinked record came back: %q", got)
+	}
+}
+
+// Two processes write and close one record through one node at once: every
+// close that returns success stored a whole record, a write never lands in
+// a buffer already committed and let go (it would be lost), and once both
+// are done no buffer is left and the write budget is whole again.
+func TestNodeWritesConcurrentWritersLoseNothing(t *testing.T) {
+	n := newNodeWriteTest(t, idA)
+	done := make(chan syscall.Errno, 2)
+	for i, ctx := range []context.Context{n.self, n.other} {
+		go func() {
+			for round := range 200 {
+				content := recordOf(idA, fmt.Sprintf("%d-%03d", i, round))
+				if errno := n.truncate(ctx, 0, false); errno != 0 {
+					done <- errno
+					return
+				}
+				if _, errno := n.c.writeThrough(ctx, n.node, idA, []byte(content), 0); errno != 0 {
+					done <- errno
+					return
+				}
+				n.c.flushThrough(ctx, n.node, nil) // may be refused: the other's half
+			}
+			done <- 0
+		}()
+	}
+	for range 2 {
+		if errno := <-done; errno != 0 {
+			t.Fatalf("write: %v", errno)
+		}
+	}
+	// A last whole record from each, closed: nothing may be pending after.
+	for _, ctx := range []context.Context{n.self, n.other} {
+		n.truncate(ctx, 0, false)
+		n.c.writeThrough(ctx, n.node, idA, []byte(recordOf(idA, "end")), 0)
+		if errno := n.c.flushThrough(ctx, n.node, nil); errno != 0 {
+			t.Errorf("the last close: %v", errno)
+		}
+	}
+	if got := n.s.content(idA); got != recordOf(idA, "end") {
+		t.Errorf("stored %q", got)
+	}
+	n.c.sweepNodeWriters()
+	if w := n.c.nodeWriterOf(n.node); w != nil {
+		t.Errorf("a buffer is left: %+v", w.h.shown())
+	}
+	if used := n.c.m.budget.inUse(); used != 0 {
+		t.Errorf("%d bytes of the write budget still in use", used)
 	}
 }

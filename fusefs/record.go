@@ -243,21 +243,12 @@ func (c *collectionNode) setRecordAttr(ctx context.Context, node *fs.Inode, id s
 			return syscall.EFBIG
 		}
 		if _, ftruncate := in.GetFh(); f == nil && c.m.noOpen && (ftruncate || size == 0) {
-			w, errno := c.startNodeWriter(ctx, node, id)
+			_, errno := c.changeThrough(ctx, node, id, func(h *writeHandle) syscall.Errno { return h.truncate(int(size)) })
 			if errno != 0 {
 				return errno
 			}
-			handles = []*writeHandle{w.h}
-		}
-		for _, h := range handles {
-			if errno := h.truncate(int(size)); errno != 0 {
-				return errno
-			}
-		}
-		if len(handles) == 0 {
-			if errno := c.truncateStored(s, id, int(size)); errno != 0 {
-				return errno
-			}
+		} else if errno := c.truncateRecord(s, id, handles, int(size)); errno != 0 {
+			return errno
 		}
 	}
 	if times, ok := timesOf(in); ok {
@@ -275,6 +266,20 @@ func (c *collectionNode) setRecordAttr(ctx context.Context, node *fs.Inode, id s
 		}
 	}
 	return c.recordAttrOut(id, out)
+}
+
+// truncateRecord cuts the buffers of handles to size or, with none, commits
+// the stored record cut (truncateStored).
+func (c *collectionNode) truncateRecord(s RecordStore, id string, handles []*writeHandle, size int) syscall.Errno {
+	for _, h := range handles {
+		if errno := h.truncate(size); errno != 0 {
+			return errno
+		}
+	}
+	if len(handles) == 0 {
+		return c.truncateStored(s, id, size)
+	}
+	return 0
 }
 
 // truncateStored commits the stored record cut (or zero-extended) to size,
