@@ -83,16 +83,28 @@ func (w *nodeWriter) ownedBy(p procid.ID) bool {
 func (w *nodeWriter) anyOwnerAlive() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return slices.ContainsFunc(w.owners, procid.ID.Alive)
+	return slices.ContainsFunc(w.owners, func(p procid.ID) bool { return p == outsider || p.Alive() })
 }
+
+// outsiderPid stands, in a request, for a process the kernel could not
+// name to this mount (pid 0 in a request that is not a write-back: the
+// caller is outside storhfs's pid namespace); mountFS puts it there.
+const outsiderPid = ^uint32(0)
+
+// outsider is the owner every such process is taken as: its closes
+// commit, and it is never taken as gone (no /proc entry says so).
+var outsider = procid.ID{PID: -1}
 
 // callerOf is the process of the request's calling thread; the zero ID
 // for a request of no process (writeBack). A thread /proc does not show
 // (gone already, or no /proc) is taken as a process of its own.
 func callerOf(ctx context.Context) procid.ID {
 	fc, ok := ctx.(*fuse.Context)
-	if !ok || fc.Pid == 0 {
+	switch {
+	case !ok || fc.Pid == 0:
 		return procid.ID{}
+	case fc.Pid == outsiderPid:
+		return outsider
 	}
 	p, err := procid.Of(int(fc.Pid))
 	if err != nil {
@@ -101,8 +113,8 @@ func callerOf(ctx context.Context) procid.ID {
 	return p
 }
 
-// writeBack reports a request of no process: pid 0, the kernel writing
-// back a shared mapping's pages.
+// writeBack reports a request of no process: the kernel writing back a
+// shared mapping's pages (pid 0; mountFS.Write tells it from an outsider).
 func writeBack(ctx context.Context) bool {
 	fc, ok := ctx.(*fuse.Context)
 	return ok && fc.Pid == 0

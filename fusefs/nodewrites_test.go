@@ -366,3 +366,47 @@ func TestNodeWritesConcurrentWritersLoseNothing(t *testing.T) {
 		t.Errorf("%d bytes of the write budget still in use", used)
 	}
 }
+
+// A process the kernel cannot name to the mount (outside its pid
+// namespace: mountFS marks it outsiderPid) owns what it writes like any
+// other, its close commits, and the sweep never takes it as gone.
+func TestNodeWritesOutsider(t *testing.T) {
+	n := newNodeWriteTest(t, idA)
+	outside := callerContext(int(outsiderPid))
+	n.truncate(outside, 0, false)
+	n.c.flushThrough(outside, n.node, nil) // the shell's early close: kept
+	n.c.sweepNodeWriters()
+	if n.c.nodeWriterOf(n.node) == nil {
+		t.Fatal("the sweep let go an outsider's buffer")
+	}
+	if errno := n.write(outside, recordOf(idA, "out"), 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	if got := n.s.content(idA); got == recordOf(idA, "out") {
+		t.Fatal("an outsider's write was committed before its close (taken as a write-back)")
+	}
+	if errno := n.c.flushThrough(outside, n.node, nil); errno != 0 {
+		t.Fatal(errno)
+	}
+	if got := n.s.content(idA); got != recordOf(idA, "out") {
+		t.Errorf("stored %q after the outsider's close", got)
+	}
+}
+
+func TestNameOutsider(t *testing.T) {
+	for _, c := range []struct {
+		noOpen, fromProcess bool
+		pid, want           uint32
+	}{
+		{true, true, 0, outsiderPid},
+		{true, false, 0, 0}, // the kernel's write-back
+		{true, true, 42, 42},
+		{false, true, 0, 0}, // handles: ownership is not by process
+	} {
+		caller := fuse.Caller{Pid: c.pid}
+		(&mountFS{noOpen: c.noOpen}).nameOutsider(&caller, c.fromProcess)
+		if caller.Pid != c.want {
+			t.Errorf("%+v: pid %d, want %d", c, caller.Pid, c.want)
+		}
+	}
+}

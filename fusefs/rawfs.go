@@ -147,6 +147,7 @@ func (f *mountFS) Symlink(cancel <-chan struct{}, h *fuse.InHeader, target, name
 // ENOTSUP or ENOSYS (the node takes no writes), which is EROFS here, as the open
 // for writing is with handles.
 func (f *mountFS) Write(cancel <-chan struct{}, in *fuse.WriteIn, data []byte) (n uint32, st fuse.Status) {
+	f.nameOutsider(&in.Caller, in.WriteFlags&fuse.WRITE_CACHE == 0)
 	st = f.gated(finishesWork, func() fuse.Status {
 		n, st = f.RawFileSystem.Write(cancel, in, data)
 		return f.writeStatus(st)
@@ -155,11 +156,22 @@ func (f *mountFS) Write(cancel <-chan struct{}, in *fuse.WriteIn, data []byte) (
 }
 
 func (f *mountFS) Writev(cancel <-chan struct{}, in *fuse.WriteIn, data [][]byte) (n uint32, st fuse.Status) {
+	f.nameOutsider(&in.Caller, in.WriteFlags&fuse.WRITE_CACHE == 0)
 	st = f.gated(finishesWork, func() fuse.Status {
 		n, st = f.RawFileSystem.Writev(cancel, in, data)
 		return f.writeStatus(st)
 	})
 	return n, st
+}
+
+// nameOutsider marks a request of a process the kernel could not name to
+// the mount (pid 0, not the kernel's own write-back: fromProcess) with
+// outsiderPid, when writes have no handle and ownership goes by process
+// (nodewrites.go).
+func (f *mountFS) nameOutsider(c *fuse.Caller, fromProcess bool) {
+	if f.noOpen && c.Pid == 0 && fromProcess {
+		c.Pid = outsiderPid
+	}
 }
 
 func (f *mountFS) writeStatus(st fuse.Status) fuse.Status {
@@ -185,10 +197,12 @@ func (f *mountFS) Flush(cancel <-chan struct{}, in *fuse.FlushIn) fuse.Status {
 	if f.noFlush {
 		return fuse.ENOSYS
 	}
+	f.nameOutsider(&in.Caller, true)
 	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.Flush(cancel, in) })
 }
 
 func (f *mountFS) Fsync(cancel <-chan struct{}, in *fuse.FsyncIn) fuse.Status {
+	f.nameOutsider(&in.Caller, true)
 	return f.gated(finishesWork, func() fuse.Status { return f.RawFileSystem.Fsync(cancel, in) })
 }
 
@@ -201,6 +215,7 @@ func (f *mountFS) Fallocate(cancel <-chan struct{}, in *fuse.FallocateIn) fuse.S
 }
 
 func (f *mountFS) SetAttr(cancel <-chan struct{}, in *fuse.SetAttrIn, out *fuse.AttrOut) fuse.Status {
+	f.nameOutsider(&in.Caller, true)
 	return f.gated(finishesWork, func() fuse.Status { return f.shown(f.RawFileSystem.SetAttr(cancel, in, out), &out.Attr) })
 }
 
