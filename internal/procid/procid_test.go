@@ -2,6 +2,8 @@ package procid
 
 import (
 	"os"
+	"strconv"
+	"strings"
 	"os/exec"
 	"runtime"
 	"syscall"
@@ -69,4 +71,25 @@ func TestTgidOf(t *testing.T) {
 			t.Errorf("tgidOf(%q) succeeded", bad)
 		}
 	}
+}
+
+// FuzzParseStat: any /proc/<pid>/stat text parses or fails cleanly, and a
+// parsed start time is the 20th field after the last ')'.
+func FuzzParseStat(f *testing.F) {
+	f.Add([]byte("42 (a) b) (c) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 12345 1000 10"))
+	f.Add([]byte("1 (init) R 0 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 7 0 0"))
+	f.Add([]byte("7 ()) Z"))
+	f.Fuzz(func(t *testing.T, stat []byte) {
+		state, start, err := parseStat(stat)
+		if err != nil {
+			return
+		}
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) < 20 || len(fields[0]) != 1 || fields[0][0] != state {
+			t.Fatalf("parseStat(%q) = %c %d from %d fields", stat, state, start, len(fields))
+		}
+		if want, err := strconv.ParseUint(fields[19], 10, 64); err != nil || want != start {
+			t.Errorf("parseStat(%q) start = %d, want %d (%v)", stat, start, want, err)
+		}
+	})
 }
