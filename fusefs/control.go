@@ -73,10 +73,35 @@ func (d *controlDirNode) Lookup(ctx context.Context, name string, out *fuse.Entr
 	if name != errorsFileName {
 		return nil, syscall.ENOENT
 	}
-	f := &errorsFile{m: d.m}
-	f.attr(&out.Attr)
+	n := d.m.errorsInode(ctx, &d.Inode)
+	n.Operations().(*errorsFile).attr(&out.Attr)
 	out.SetAttrTimeout(volatileTimeout)
-	return d.NewInode(ctx, f, fs.StableAttr{Mode: syscall.S_IFREG, Ino: errorsFileIno}), 0
+	return n, 0
+}
+
+// errorsInode returns the one node of .storhfs/errors, made (never to be
+// forgotten) on first use, so that a refusal can have the kernel drop its
+// size and pages (errorsChanged).
+func (m *mountState) errorsInode(ctx context.Context, parent *fs.Inode) *fs.Inode {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.errors == nil {
+		m.errors = parent.NewPersistentInode(ctx, &errorsFile{m: m}, fs.StableAttr{Mode: syscall.S_IFREG, Ino: errorsFileIno})
+	}
+	return m.errors
+}
+
+// errorsChanged has the kernel drop what it holds of .storhfs/errors. A
+// mount without OPEN needs it: reads go through the kernel's pages and
+// size, which the file's 1 ns attribute lifetime (a clock tick in the
+// kernel) may leave standing across a refusal made within that tick.
+func (m *mountState) errorsChanged() {
+	m.mu.Lock()
+	n := m.errors
+	m.mu.Unlock()
+	if n != nil {
+		m.notify(func() { n.NotifyContent(0, 0) })
+	}
 }
 
 func (d *controlDirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

@@ -131,6 +131,9 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	state := newMountState(cfg.Catalog, cfg.ReadOnly, logger, cfg.MaxBufferBytes)
 	state.events = events
 	state.noOpen = cfg.ReadOnly || cfg.NoOpen
+	if cfg.NoOpen && !cfg.ReadOnly {
+		state.refusals.changed = state.errorsChanged
+	}
 	state.nodeCap = newRecordNodeCap(cfg.MaxRecordNodes, state)
 	shared := cfg.SharedStorage || fsutil.SharedFS(cfg.Catalog.Path(""))
 	if !cfg.NoWatch && !shared {

@@ -47,6 +47,7 @@ type mountState struct {
 	exportSizes exportSizes
 
 	mu     sync.Mutex
+	errors *fs.Inode               // .storhfs/errors, once looked up (errorsInode)
 	stores map[string]*storeSlot   // collections by rel path
 	logs   map[string]*logSource   // log views by directory on disk
 	queues map[string]*queueSource // queue views by directory on disk

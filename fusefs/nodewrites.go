@@ -30,9 +30,11 @@ import (
 //     its commit rules. The calling process becomes one of its owners;
 //   - a FLUSH (every close(2), from whoever closes) commits the buffer
 //     when an owner closes, and lets it go once stored. A refusal stands
-//     for later closes until a write changes the buffer, as with a
-//     handle; refused content is dropped from the kernel's pages before
-//     the refused close returns. A reader's close commits nothing;
+//     for later closes through the same nodes until a write changes the
+//     buffer, as with a handle, while writes through other nodes (opened
+//     since) start anew from the stored record; refused content is
+//     dropped from the kernel's pages before the refused close returns. A
+//     reader's close commits nothing;
 //   - a WRITE of no process (pid 0: the kernel writing back a shared
 //     mapping's pages, after the descriptor may be long closed) is
 //     committed at once;
@@ -327,6 +329,8 @@ func (c *collectionNode) settle(ctx context.Context, node *gofs.Inode, w *nodeWr
 		stored, rejected = h.settled(), errno != 0 && h.shown().rejected
 		if stored {
 			c.dropLocked(w)
+		} else {
+			c.leaveRecordLocked(w)
 		}
 	})
 	switch {
@@ -360,6 +364,18 @@ func (c *collectionNode) dropLocked(w *nodeWriter) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.nodeWriters.drop(w)
+}
+
+// leaveRecordLocked keeps w for the nodes written through it but no longer
+// for the record (call under w.use): a close left it unstored (refused, or
+// an empty truncation), and a write through another node, a descriptor
+// opened since, starts from the stored record as a new open would.
+func (c *collectionNode) leaveRecordLocked(w *nodeWriter) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.nodeWriters.byID[w.h.id] == w {
+		delete(c.nodeWriters.byID, w.h.id)
+	}
 }
 
 // nodesOf lists the nodes written through w.

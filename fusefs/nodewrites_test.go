@@ -142,6 +142,15 @@ func TestNodeWritesRefusalStands(t *testing.T) {
 	if log, _ := n.c.m.refusals.contents(); strings.Count(string(log), "\n") != 1 {
 		t.Errorf("refusal not reported once: %q", log)
 	}
+	// A descriptor opened since (another node) starts from the stored record.
+	later := &gofs.Inode{}
+	if _, errno := n.c.writeThrough(n.self, later, idA, []byte("{"), 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	if w := n.c.nodeWriterOf(later); w == n.c.nodeWriterOf(n.node) || w.h.shown().size != len(stored) {
+		t.Errorf("a write through another node joined the refused buffer")
+	}
+	n.c.letGo(n.c.nodeWriterOf(later))
 	n.truncate(n.self, 0, false)
 	n.write(n.self, recordOf(idA, "4"), 0)
 	if errno := n.c.flushThrough(n.self, n.node, nil); errno != 0 {

@@ -16,7 +16,8 @@ import (
 // maxRefusals lines within maxRefusalBytes, dropping the oldest.
 // Reporting takes only the log's own mutex (and the logger's).
 type refusalLog struct {
-	log *log.Logger
+	log     *log.Logger
+	changed func() // after each report, when set (mountState.errorsChanged)
 
 	mu    sync.Mutex
 	lines []string // newest last; each ends in "\n"
@@ -40,6 +41,9 @@ func (r *refusalLog) report(format string, args ...any) {
 	line := now.UTC().Format(time.RFC3339) + " " + text + "\n"
 	if len(line) > maxRefusalBytes {
 		line = line[:maxRefusalBytes-len("...\n")] + "...\n"
+	}
+	if r.changed != nil {
+		defer r.changed()
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

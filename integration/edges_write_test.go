@@ -180,7 +180,11 @@ func TestRefusalsReachTheUser(t *testing.T) {
 			t.Errorf("log lines of the refused cp = %q, want one naming %s and the reason", lines, name)
 		}
 		got := runOK(t, "", "cat", errorsFile)
-		last := strings.Split(strings.TrimSuffix(got, "\n"), "\n")[i]
+		lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+		if len(lines) <= i {
+			t.Fatalf(".storhfs/errors = %q after %d refusals", got, i+1)
+		}
+		last := lines[i]
 		if strings.Count(got, "\n") != i+1 || !strings.Contains(last, name+" rejected: ") || !strings.Contains(last, reason) {
 			t.Errorf(".storhfs/errors = %q, want %d lines, the last with the path and the reason", got, i+1)
 		}
