@@ -35,9 +35,11 @@ import (
 //     since) start anew from the stored record; refused content is
 //     dropped from the kernel's pages before the refused close returns. A
 //     reader's close commits nothing;
-//   - a WRITE of no process (pid 0: the kernel writing back a shared
-//     mapping's pages, after the descriptor may be long closed) is
-//     committed at once;
+//   - a WRITE of no process (pid 0 and WRITE_CACHE: the kernel writing
+//     back a shared mapping's pages, after the descriptor may be long
+//     closed) is committed at once; a process the kernel cannot name to
+//     the mount (pid 0 otherwise: outside its pid namespace) is one
+//     owner, outsider;
 //   - a buffer whose owners all exited without leaving it stored (refused;
 //     the shell's truncation never written, touch of a new name,
 //     truncate(2) to 0 by path) is let go by a sweep, a failure not yet
