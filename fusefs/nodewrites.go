@@ -145,14 +145,29 @@ func (t *nodeWriterTable) attach(node *gofs.Inode, id string, w *nodeWriter) {
 
 // drop forgets w and every node written through it.
 func (t *nodeWriterTable) drop(w *nodeWriter) {
-	for node, v := range t.byNode {
-		if v == w {
-			delete(t.byNode, node)
-		}
+	for _, node := range t.nodesOf(w) {
+		delete(t.byNode, node)
 	}
+	t.leaveID(w)
+}
+
+// leaveID keeps w for its nodes only: a write through any other node of
+// its record starts another writer.
+func (t *nodeWriterTable) leaveID(w *nodeWriter) {
 	if t.byID[w.h.id] == w {
 		delete(t.byID, w.h.id)
 	}
+}
+
+// nodesOf lists the nodes written through w.
+func (t *nodeWriterTable) nodesOf(w *nodeWriter) []*gofs.Inode {
+	var nodes []*gofs.Inode
+	for n, v := range t.byNode {
+		if v == w {
+			nodes = append(nodes, n)
+		}
+	}
+	return nodes
 }
 
 // writers lists every writer once.
@@ -272,12 +287,8 @@ func (c *collectionNode) readThrough(node *gofs.Inode, id string, v storedFile, 
 	res, errno := c.readStored(id, v, func() { c.retireNode(node) }, dest, off)
 	if errno == syscall.ENOENT {
 		if buf, _ := c.shownBuffer(id); buf != nil {
-			defer buf.free()
-			data, errno := buf.readAt(dest, off)
-			if errno != 0 {
-				return nil, errno
-			}
-			return fuse.ReadResultData(append([]byte(nil), data...)), 0
+			defer buf.free() // the read filled dest
+			return (&bufferReadHandle{buf: buf}).Read(context.Background(), dest, off)
 		}
 	}
 	return res, errno
@@ -314,7 +325,7 @@ func (c *collectionNode) fsyncThrough(ctx context.Context, node *gofs.Inode, f g
 		return 0
 	}
 	var errno syscall.Errno
-	w.inUse(func(h *writeHandle) { errno = h.Fsync(ctx, 0) })
+	w.inUse(func(h *writeHandle) { errno = h.Fsync(ctx, flags) })
 	return errno
 }
 
@@ -375,22 +386,14 @@ func (c *collectionNode) dropLocked(w *nodeWriter) {
 func (c *collectionNode) leaveRecordLocked(w *nodeWriter) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.nodeWriters.byID[w.h.id] == w {
-		delete(c.nodeWriters.byID, w.h.id)
-	}
+	c.nodeWriters.leaveID(w)
 }
 
 // nodesOf lists the nodes written through w.
 func (c *collectionNode) nodesOf(w *nodeWriter) []*gofs.Inode {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var nodes []*gofs.Inode
-	for n, v := range c.nodeWriters.byNode {
-		if v == w {
-			nodes = append(nodes, n)
-		}
-	}
-	return nodes
+	return c.nodeWriters.nodesOf(w)
 }
 
 // nodeWriterSweepDelay is how long after a close left a buffer unsettled

@@ -15,18 +15,6 @@ import (
 // transport too (make test runs it both ways).
 var ioUring = os.Getenv("STORHFS_TEST_IO_URING") == "1"
 
-// noOpen: with STORHFS_TEST_NO_OPEN=1 every mount of this build runs with
-// --no-open (writes without handles, fusefs/nodewrites.go).
-var noOpen = os.Getenv("STORHFS_TEST_NO_OPEN") == "1"
-
-// refusedReadOnly reports whether a shell script's output says the file
-// system refused it as read-only. Without OPEN the refusal of a write to
-// a read-only file comes at its WRITE (EROFS), which dash's builtin echo
-// reports only as "echo: I/O error".
-func refusedReadOnly(out string) bool {
-	return strings.Contains(out, "Read-only file system") || noOpen && strings.Contains(out, "echo: I/O error")
-}
-
 // useIOUring turns the kernel's FUSE io_uring switch on for an io_uring
 // run and returns what puts it back.
 func useIOUring() (restore func(), err error) {
