@@ -251,7 +251,7 @@ func (c *collectionNode) writeThrough(ctx context.Context, node *gofs.Inode, id 
 		return errno
 	})
 	if errno == 0 && writeBack(ctx) {
-		errno = c.settle(ctx, node, w) // write-back: no close will follow
+		errno = c.settle(ctx, w) // write-back: no close will follow
 	}
 	return n, errno
 }
@@ -311,7 +311,7 @@ func (c *collectionNode) flushThrough(ctx context.Context, node *gofs.Inode, f g
 	if w == nil || !w.ownedBy(callerOf(ctx)) {
 		return 0
 	}
-	return c.settle(ctx, node, w)
+	return c.settle(ctx, w)
 }
 
 // fsyncThrough is an FSYNC through node: the handle's, else a commit of
@@ -332,14 +332,16 @@ func (c *collectionNode) fsyncThrough(ctx context.Context, node *gofs.Inode, f g
 // settle commits w as a handle's close does, and lets it go once stored;
 // else (refused, or nothing written yet) it stays, so that the refusal
 // stands for later closes of the same open file, until a write changes
-// it or its owners are gone (the sweep). Refused content the writer put
-// in the kernel's pages is dropped before the close returns.
-func (c *collectionNode) settle(ctx context.Context, node *gofs.Inode, w *nodeWriter) syscall.Errno {
+// it or its owners are gone (the sweep). When the commit failed, what the
+// kernel holds of the nodes written through (the writer's size, such as
+// the 0 of an open(O_TRUNC), and pages) is dropped before the close
+// returns: the store holds something else.
+func (c *collectionNode) settle(ctx context.Context, w *nodeWriter) syscall.Errno {
 	var errno syscall.Errno
-	var stored, rejected bool
+	var stored bool
 	w.inUse(func(h *writeHandle) {
 		errno = h.Flush(ctx)
-		stored, rejected = h.settled(), errno != 0 && h.shown().rejected
+		stored = h.settled()
 		if stored {
 			c.dropLocked(w)
 		} else {
@@ -349,7 +351,7 @@ func (c *collectionNode) settle(ctx context.Context, node *gofs.Inode, w *nodeWr
 	switch {
 	case stored:
 		w.h.Release(context.Background())
-	case rejected:
+	case errno != 0:
 		nodes := c.nodesOf(w)
 		c.m.notifyAndWait(ctx, func() {
 			for _, n := range nodes {
