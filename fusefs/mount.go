@@ -153,7 +153,7 @@ func Mount(mountpoint string, cfg Config) (*Mounted, error) {
 	})
 	root := rootNode(state)
 	gate := &requestGate{}
-	var rawFS fuse.RawFileSystem = &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path(""), noOpen: state.noOpen, noFlush: cfg.ReadOnly, owners: cfg.Ownership, trim: newForgetTrim()}
+	var rawFS fuse.RawFileSystem = &mountFS{RawFileSystem: fs.NewNodeFS(root, opts), gate: gate, statDir: cfg.Catalog.Path(""), noOpen: state.noOpen, noFlush: cfg.ReadOnly, writtenNodes: &state.writtenNodes, owners: cfg.Ownership, trim: newForgetTrim()}
 	if cfg.AllowRoot {
 		rawFS = &rootAndOwnerFS{RawFileSystem: rawFS, owner: uint32(os.Getuid())}
 	}

@@ -36,6 +36,10 @@ type mountState struct {
 	// noOpen: the kernel sends no OPEN (a read-only mount; rawfs.go
 	// mountFS.Open), so files are read by node, with no handle.
 	noOpen bool
+	// writtenNodes counts the nodes with a node writer, in every
+	// collection (nodewrites.go): while there is none, a FLUSH without a
+	// handle has nothing to commit (mountFS.Flush).
+	writtenNodes atomic.Int64
 	// coverage: the collections whose records the kernel may cache long.
 	coverage watchCoverage
 	// outsideChanges counts record events the watcher received; a stat

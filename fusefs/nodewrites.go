@@ -135,20 +135,27 @@ type nodeWriterTable struct {
 	byID   map[string]*nodeWriter
 }
 
-func (t *nodeWriterTable) attach(node *gofs.Inode, id string, w *nodeWriter) {
+// attach makes w the writer of node and of record id; it reports whether
+// node is new to the table.
+func (t *nodeWriterTable) attach(node *gofs.Inode, id string, w *nodeWriter) (added bool) {
 	if t.byNode == nil {
 		t.byNode, t.byID = map[*gofs.Inode]*nodeWriter{}, map[string]*nodeWriter{}
 	}
+	_, had := t.byNode[node]
 	t.byNode[node] = w
 	t.byID[id] = w
+	return !had
 }
 
-// drop forgets w and every node written through it.
-func (t *nodeWriterTable) drop(w *nodeWriter) {
-	for _, node := range t.nodesOf(w) {
+// drop forgets w and every node written through it; it returns how many
+// nodes that was.
+func (t *nodeWriterTable) drop(w *nodeWriter) int {
+	nodes := t.nodesOf(w)
+	for _, node := range nodes {
 		delete(t.byNode, node)
 	}
 	t.leaveID(w)
+	return len(nodes)
 }
 
 // leaveID keeps w for its nodes only: a write through any other node of
@@ -203,7 +210,7 @@ func (c *collectionNode) startNodeWriter(ctx context.Context, node *gofs.Inode, 
 		if w == nil {
 			w = &nodeWriter{h: c.registerWriterLocked(&writeHandle{c: c, store: s, id: id})}
 		}
-		c.nodeWriters.attach(node, id, w)
+		c.attachLocked(node, id, w)
 	}
 	c.mu.Unlock()
 	w.own(callerOf(ctx))
@@ -217,7 +224,7 @@ func (c *collectionNode) adoptNodeWriter(ctx context.Context, node *gofs.Inode, 
 	w.own(callerOf(ctx))
 	c.mu.Lock()
 	old := c.nodeWriters.byNode[node]
-	c.nodeWriters.attach(node, h.id, w)
+	c.attachLocked(node, h.id, w)
 	c.mu.Unlock()
 	if old != nil {
 		c.letGo(old)
@@ -378,7 +385,15 @@ func (c *collectionNode) dropLocked(w *nodeWriter) {
 	w.gone = true
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.nodeWriters.drop(w)
+	c.m.writtenNodes.Add(-int64(c.nodeWriters.drop(w)))
+}
+
+// attachLocked makes w the writer of node and record id (under c.mu),
+// counting node in the mount's written nodes.
+func (c *collectionNode) attachLocked(node *gofs.Inode, id string, w *nodeWriter) {
+	if c.nodeWriters.attach(node, id, w) {
+		c.m.writtenNodes.Add(1)
+	}
 }
 
 // leaveRecordLocked keeps w for the nodes written through it but no longer

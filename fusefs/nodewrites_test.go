@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -38,11 +39,24 @@ func newNodeWriteTest(t *testing.T, ids ...string) *nodeWriteTest {
 		t.Skipf("no sleep(1) for a second process: %v", err)
 	}
 	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	t.Cleanup(func() { checkWrittenNodes(t, c) })
 	return &nodeWriteTest{
 		t: t, s: s, c: c, node: &gofs.Inode{}, child: child,
 		self:   callerContext(os.Getpid()),
 		other:  callerContext(child.Process.Pid),
 		kernel: callerContext(0),
+	}
+}
+
+// checkWrittenNodes checks the mount's count of written nodes, which lets
+// FLUSH skip the node tree while it is 0 (mountFS.Flush), against c's
+// table, the only collection of the test's mount.
+func checkWrittenNodes(t *testing.T, c *collectionNode) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if got, want := c.m.writtenNodes.Load(), int64(len(c.nodeWriters.byNode)); got != want {
+		t.Errorf("the mount counts %d written nodes, its table holds %d", got, want)
 	}
 }
 
@@ -91,6 +105,9 @@ func TestNodeWritesCommitAtTheWritersClose(t *testing.T) {
 	if n.c.nodeWriterOf(n.node) == nil {
 		t.Fatal("the empty truncation's buffer was let go: the write that follows would start from the stored record")
 	}
+	if got := n.c.m.writtenNodes.Load(); got != 1 {
+		t.Errorf("%d written nodes counted while the truncation's buffer stays, want 1", got)
+	}
 	if errno := n.write(n.self, recordOf(idA, "2"), 0); errno != 0 {
 		t.Fatal(errno)
 	}
@@ -111,6 +128,9 @@ func TestNodeWritesCommitAtTheWritersClose(t *testing.T) {
 	}
 	if n.c.nodeWriterOf(n.node) != nil || len(n.c.openWriters(idA)) != 0 {
 		t.Error("a committed buffer stays")
+	}
+	if got := n.c.m.writtenNodes.Load(); got != 0 {
+		t.Errorf("%d written nodes counted once the buffer was committed, want 0", got)
 	}
 	if got := n.read(); got != recordOf(idA, "2") {
 		t.Errorf("the node reads %q after the commit", got)
@@ -416,6 +436,46 @@ func TestNameOutsider(t *testing.T) {
 		(&mountFS{noOpen: c.noOpen}).nameOutsider(&caller, c.fromProcess)
 		if caller.Pid != c.want {
 			t.Errorf("%+v: pid %d, want %d", c, caller.Pid, c.want)
+		}
+	}
+}
+
+// flushCounter is a node tree that counts the FLUSHes it is sent.
+type flushCounter struct {
+	fuse.RawFileSystem
+	flushes int
+}
+
+func (f *flushCounter) Flush(cancel <-chan struct{}, in *fuse.FlushIn) fuse.Status {
+	f.flushes++
+	return fuse.OK
+}
+
+// Without OPEN a close reaches the node tree only while some node has a
+// writer; a read-only mount refuses FLUSH for the connection, and a mount
+// with handles sends every FLUSH on.
+func TestFlushSkipsTheNodeTreeWhileNothingIsWritten(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		noOpen, noFlush bool
+		written         int64
+		want            fuse.Status
+		reachesNodeTree bool
+	}{
+		{"no-open, nothing written", true, false, 0, fuse.OK, false},
+		{"no-open, a node written", true, false, 1, fuse.OK, true},
+		{"read-only", true, true, 0, fuse.ENOSYS, false},
+		{"handles", false, false, 0, fuse.OK, true},
+	} {
+		nodes := &flushCounter{RawFileSystem: fuse.NewDefaultRawFileSystem()}
+		var written atomic.Int64
+		written.Store(c.written)
+		mfs := &mountFS{RawFileSystem: nodes, gate: &requestGate{}, noOpen: c.noOpen, noFlush: c.noFlush, writtenNodes: &written}
+		if got := mfs.Flush(nil, &fuse.FlushIn{InHeader: fuse.InHeader{NodeId: 7}}); got != c.want {
+			t.Errorf("%s: FLUSH = %v, want %v", c.name, got, c.want)
+		}
+		if reached := nodes.flushes > 0; reached != c.reachesNodeTree {
+			t.Errorf("%s: the node tree got the FLUSH: %v, want %v", c.name, reached, c.reachesNodeTree)
 		}
 	}
 }

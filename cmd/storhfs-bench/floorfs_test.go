@@ -399,6 +399,24 @@ func TestFloorOptions(t *testing.T) {
 	if _, err := parseFloorMode("no-flush"); err == nil {
 		t.Error("parseFloorMode accepted an unknown mode")
 	}
+	// The floor is the mount's unless a mode is given: a run of the
+	// --no-open mount against a floor with OPEN compared two designs.
+	for _, c := range []struct {
+		readOnly, noOpen, floorNoOpen bool
+		mode                          string
+		want                          floorMode
+	}{
+		{want: floorOpen},
+		{noOpen: true, want: floorNoOpenFlush},
+		{readOnly: true, want: floorNoOpen},
+		{noOpen: true, mode: "open", want: floorOpen},
+		{noOpen: true, floorNoOpen: true, want: floorNoOpen},
+	} {
+		cfg := config{readOnly: c.readOnly, noOpen: c.noOpen}
+		if err := parseFloorModes(&cfg, c.mode, c.floorNoOpen, ""); err != nil || cfg.floorOpts.mode != c.want {
+			t.Errorf("%+v: floor mode %q, %v; want %q", c, cfg.floorOpts.mode, err, c.want)
+		}
+	}
 	// The server refuses bad arguments before loading or mounting anything.
 	for _, args := range [][]string{nil, {"dir"}, {"-timeout", "0s", "dir", "mnt"}, {"-bogus", "dir", "mnt"}, {"-mode", "bogus", "dir", "mnt"}} {
 		if err := runFloorServer(args, io.Discard); err == nil {

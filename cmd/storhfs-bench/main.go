@@ -68,7 +68,7 @@ func main() {
 	flag.BoolVar(&cfg.dropCaches, "drop-caches", true, "drop the page cache before each run of read operations (root); false: warm caches")
 	flag.BoolVar(&cfg.floor, "floor", true, "also measure the listing and reading rows on a minimal in-memory FUSE file system (the FUSE floor)")
 	flag.DurationVar(&cfg.floorOpts.timeout, "floor-timeout", storhfsFloor.timeout, "the floor's entry, attribute and negative cache timeout (variant; storhfs uses 1s)")
-	floorMode := flag.String("floor-mode", string(floorOpen), fmt.Sprintf("how the floor answers OPEN and FLUSH, one of %v (docs/bench.md)", floorModes))
+	floorMode := flag.String("floor-mode", "", fmt.Sprintf("how the floor answers OPEN and FLUSH, one of %v (docs/bench.md); default: as the mount (open; no-open-flush with --no-open; no-open with --read-only)", floorModes))
 	noOpen := flag.Bool("floor-no-open", false, "same as --floor-mode=no-open")
 	variantMode := flag.String("floor-variant", "", "also measure a second floor with this --floor-mode, as its own column")
 	flag.BoolVar(&cfg.readOnly, "read-only", false, "mount with storhfs mount --read-only (requires --create 0)")
@@ -104,10 +104,20 @@ func (cfg config) mountFlags() []string {
 }
 
 // parseFloorModes sets the floor's mode and the variant's from the flags.
+// Unless given, the floor's mode is the mount's: the floor of a mount
+// without OPEN is a floor without OPEN.
 func parseFloorModes(cfg *config, mode string, noOpen bool, variant string) error {
 	var err error
-	if noOpen {
+	switch {
+	case noOpen:
 		mode = string(floorNoOpen)
+	case mode != "":
+	case cfg.readOnly:
+		mode = string(floorNoOpen)
+	case cfg.noOpen:
+		mode = string(floorNoOpenFlush)
+	default:
+		mode = string(floorOpen)
 	}
 	if cfg.floorOpts.mode, err = parseFloorMode(mode); err != nil {
 		return fmt.Errorf("--floor-mode: %w", err)
