@@ -2,10 +2,10 @@ package procid
 
 import (
 	"os"
-	"strconv"
-	"strings"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
