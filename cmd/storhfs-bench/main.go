@@ -111,7 +111,7 @@ func parseFloorModes(cfg *config, mode string, noOpen bool, variant string) erro
 	switch {
 	case noOpen:
 		mode = string(floorNoOpen)
-	case mode != "":
+	case mode != "": // --floor-mode as given
 	case cfg.readOnly:
 		mode = string(floorNoOpen)
 	case cfg.noOpen:
