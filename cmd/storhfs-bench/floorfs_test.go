@@ -315,14 +315,42 @@ func testFloorMount(t *testing.T, o floorOptions) {
 	}
 }
 
+// requestCounts are the OPEN, FLUSH and RELEASE requests of a floor's debug log.
+type requestCounts struct{ open, flush, release int }
+
+// countRequests counts them in log, leaving out go-fuse's own probe file
+// at mount time (node ^0).
+func countRequests(log string) requestCounts {
+	var got requestCounts
+	for _, line := range strings.Split(log, "\n") {
+		// "rx 12: OPEN n3 {...}" (go-fuse's debug format)
+		_, rest, ok := strings.Cut(line, "rx ")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) < 3 || f[2] == fmt.Sprintf("n%d", ^uint64(0)) {
+			continue
+		}
+		switch f[1] {
+		case "OPEN":
+			got.open++
+		case "FLUSH":
+			got.flush++
+		case "RELEASE":
+			got.release++
+		}
+	}
+	return got
+}
+
 // TestFloorModeRequests counts the requests the kernel sends for repeated
 // open-read-close of files in each floor mode (go-fuse's debug log of the
 // server): the round trips each mode stands for.
 func TestFloorModeRequests(t *testing.T) {
 	canMount(t)
 	const files, opens = 3, 4
-	type counts struct{ open, flush, release int }
-	want := map[floorMode]counts{
+	want := map[floorMode]requestCounts{
 		floorOpen: {open: files * opens, release: files * opens},
 		// The first OPEN and FLUSH answered ENOSYS end both for the connection.
 		floorNoOpen: {open: 1, flush: 1},
@@ -349,30 +377,15 @@ func TestFloorModeRequests(t *testing.T) {
 					}
 				}
 			}
+			// RELEASE is sent in the background after close returns: wait
+			// (bounded) for the requests to be logged before unmounting.
+			for deadline := time.Now().Add(10 * time.Second); countRequests(m.stderr.String()) != want[mode] && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
 			if err := m.stop(); err != nil {
 				t.Fatal(err)
 			}
-			var got counts
-			for _, line := range strings.Split(m.stderr.String(), "\n") {
-				// "rx 12: OPEN n3 {...}" (go-fuse's debug format); the
-				// node of go-fuse's own probe file at mount time is ^0.
-				_, rest, ok := strings.Cut(line, "rx ")
-				if !ok {
-					continue
-				}
-				f := strings.Fields(rest)
-				if len(f) < 3 || f[2] == fmt.Sprintf("n%d", ^uint64(0)) {
-					continue
-				}
-				switch f[1] {
-				case "OPEN":
-					got.open++
-				case "FLUSH":
-					got.flush++
-				case "RELEASE":
-					got.release++
-				}
-			}
+			got := countRequests(m.stderr.String())
 			if got != want[mode] {
 				t.Errorf("%d opens of %d files: %+v requests, want %+v", opens, files, got, want[mode])
 			}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -18,8 +19,26 @@ import (
 type mountProc struct {
 	cmd        *exec.Cmd
 	mountpoint string
-	stderr     *bytes.Buffer
+	stderr     *logBuffer
 	exited     chan struct{}
+}
+
+// logBuffer is a process's stderr, readable while the process writes it.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 const mountReadyTimeout = 30 * time.Second
@@ -40,7 +59,7 @@ func startServer(cmd *exec.Cmd, mountpoint string) (*mountProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	stderr := &bytes.Buffer{}
+	stderr := &logBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
