@@ -126,27 +126,88 @@ func alnum(s string) bool {
 	return s != ""
 }
 
-// Inode numbers. Records and directories hash their identity, so numbers
-// survive remounts; scratch files count up in their own range. Bit 63 marks
-// scratch numbers, bit 62 directories; records have both clear (and are
-// never 0 or 1, the FUSE root).
+// Inode numbers. Records and directories derive theirs from their identity,
+// so numbers survive remounts; scratch files count up in their own range.
+// Bit 63 marks scratch numbers, bit 62 directories; records have both clear
+// (and are never 0 or 1, the FUSE root).
 const (
 	scratchInoBase uint64 = 1 << 63
 	dirInoBit      uint64 = 1 << 62
 	hashMask       uint64 = dirInoBit - 1
 )
 
+// A record's inode number grows with its id, because tools visit a big
+// directory in inode order: gnulib's fts (grep -r, find, du, rm -r) sorts
+// the entries of a directory of more than 10000 by d_ino. The kernel makes
+// a collection's dentries in name order (ls, lookups), so numbers in name
+// order let such a walk touch them in the order they lie in memory: that
+// takes 22% off a warm grep -r and 40% off find (BENCHMARKS.md).
+//
+// Layout of the 62 record bits, for a lowercase UUIDv7 id:
+//
+//	bits 61..30  unix_ts_ms mod 2^32   (the order repeats every 49.7 days)
+//	bits 29..0   the id's last 30 bits (the entropy counter of one process)
+//
+// plus a per-collection offset (mod 2^62), so the same id in two
+// collections gets two numbers. Within one collection, two ids share a
+// number only if they were made in the same millisecond (mod 2^32) with the
+// same last 30 bits: never for ids of one PHP process in one millisecond
+// (they count up), for ids of different processes with probability 2^-30
+// per pair. An id in another letter case, or not a UUIDv7, hashes instead.
+const (
+	idTailBits = 30
+	idTailMask = 1<<idTailBits - 1
+	idTimeMask = 1<<(62-idTailBits) - 1
+)
+
 // recordIno derives a record's inode number from its collection and id. The
 // collection is part of the identity: go-fuse shares one Inode between equal
-// numbers, and the same id may exist in two collections.
+// numbers and generations, and the same id may exist in two collections.
 func recordIno(collection, id string) uint64 {
-	var buf [160]byte // collection + NUL + id, on the stack for usual lengths
-	key := append(append(append(buf[:0], collection...), 0), id...)
-	h := xxh3.Hash(key) & hashMask
+	h, ok := idOrderKey(id)
+	if ok {
+		h = (h + xxh3.HashString(collection)) & hashMask
+	} else {
+		var buf [160]byte // collection + NUL + id, on the stack for usual lengths
+		key := append(append(append(buf[:0], collection...), 0), id...)
+		h = xxh3.Hash(key) & hashMask
+	}
 	if h < 2 {
 		h += 2
 	}
 	return h
+}
+
+// idOrderKey is the ordered part of recordIno for a lowercase UUIDv7 text
+// (xxxxxxxx-xxxx-7xxx-yxxx-xxxxxxxxxxxx): the millisecond mod 2^32 above
+// the last 30 bits. false for any other text.
+func idOrderKey(id string) (uint64, bool) {
+	if len(id) != uuidv7.TextLen {
+		return 0, false
+	}
+	var ms, tail uint64
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		var v uint64
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return 0, false
+			}
+			continue
+		case c >= '0' && c <= '9':
+			v = uint64(c - '0')
+		case c >= 'a' && c <= 'f':
+			v = uint64(c-'a') + 10
+		default:
+			return 0, false
+		}
+		if i < 13 {
+			ms = ms<<4 | v // unix_ts_ms: 12 hex digits around the first dash
+		}
+		tail = tail<<4 | v // the low 64 bits are the last 16 hex digits
+	}
+	return (ms&idTimeMask)<<idTailBits | tail&idTailMask, true
 }
 
 // dirIno derives a directory's inode number from its path below the root.
