@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -121,6 +122,43 @@ func TestReadThroughMount(t *testing.T) {
 			got := strings.Fields(runOK(t, "", "find", m.path("pages"), "-newer", ref, "-name", "*.jsonc"))
 			return len(got) == 1 && strings.HasSuffix(got[0], ids[3]+".jsonc")
 		})
+	})
+
+	// The listing's d_ino (ls -f -i) is the stat's st_ino, and the numbers
+	// follow the ids (the demo makes them in one process, in order), so
+	// fts (grep -r, find) walks the records in name order.
+	t.Run("ls -i and stat agree, in id order", func(t *testing.T) {
+		listed := map[string]string{}
+		fields := strings.Fields(runOK(t, "", "ls", "-f", "-i", m.path("pages")))
+		for i := 0; i+1 < len(fields); i += 2 {
+			listed[fields[i+1]] = fields[i]
+		}
+		paths := make([]string, len(want))
+		for i, name := range want {
+			paths[i] = m.path("pages", name)
+		}
+		stats := strings.Fields(runOK(t, "", "stat", append([]string{"-c", "%i"}, paths...)...))
+		if len(stats) != len(want) {
+			t.Fatalf("stat printed %d numbers for %d records", len(stats), len(want))
+		}
+		descents := 0
+		var last uint64
+		for i, name := range want {
+			if listed[name] != stats[i] {
+				t.Errorf("%s: ls -i shows inode %q, stat %s", name, listed[name], stats[i])
+			}
+			ino, err := strconv.ParseUint(stats[i], 10, 64)
+			if err != nil {
+				t.Fatalf("stat -c %%i %s = %q: %v", name, stats[i], err)
+			}
+			if ino <= last {
+				descents++ // once at most: the collection's offset may wrap
+			}
+			last = ino
+		}
+		if descents > 1 {
+			t.Errorf("inode numbers fall %d times along %d records in name order", descents, len(want))
+		}
 	})
 
 	t.Run("inode numbers are stable across remounts", func(t *testing.T) {
