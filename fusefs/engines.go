@@ -48,6 +48,9 @@ type LogStore interface {
 	// them (size, mtime, inode) is a change of the log; equal stats mean
 	// an unchanged log, so the mount takes no new snapshot.
 	StateFiles() ([]LogFile, error)
+	// StateFile stats one of StateFiles' files: the manifest (segment "")
+	// or the segment file segment, with the stat StateFiles would give.
+	StateFile(segment string) (LogFile, error)
 	// SnapshotAfter reads the log as it is now. prev (nil = none) is an
 	// open earlier snapshot of this store the read may build on; it is
 	// neither changed nor closed. The snapshot is immutable and safe for

@@ -37,3 +37,7 @@ type View struct{ v viewSnap }
 func (v View) Release()                         { v.v.release() }
 func (v View) ExtendsKnown(prev View) bool      { return v.v.extendsKnown(prev.v) }
 func ExtendsView(prev, next View) (bool, error) { return extendsView(prev.v, next.v) }
+
+// Size and Key are the view's stat: its size and its snapshot's key.
+func (v View) Size() int64 { return v.v.stat().size }
+func (v View) Key() string { return v.v.stat().key }

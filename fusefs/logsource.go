@@ -56,6 +56,9 @@ type logSnapshot struct {
 	size int64
 	tail []byte
 	err  error
+
+	segmentsOnce sync.Once
+	segments     map[string]LogSegment // by file name
 }
 
 // records is the records view's size, from the replay when it could count
@@ -92,13 +95,14 @@ func (ls *logSnapshot) records() (size int64, tail []byte, err error) {
 // segment's mtime is also its view's (segments/<file>).
 func (s *logSource) fingerprint() (fingerprint, error) {
 	var key strings.Builder
-	fp := fingerprint{mtimes: map[string]time.Time{}}
+	fp := fingerprint{mtimes: map[string]time.Time{}, stamps: map[string]fileStamp{}}
 	files, err := s.store.StateFiles()
 	if err != nil {
 		return fp, err
 	}
 	for _, f := range files {
 		fmt.Fprintf(&key, "%s %d %d %d;", f.Segment, f.Info.Size(), f.Info.ModTime().UnixNano(), inodeOf(f.Info))
+		fp.stamps[f.Segment] = stampOf(f.Info)
 		if f.Info.ModTime().After(fp.mtimes[""]) {
 			fp.mtimes[""] = f.Info.ModTime()
 		}
@@ -142,8 +146,46 @@ func (s *logSource) segments() ([]string, error) {
 
 func (s *logSource) nodes() *viewNodes { return &s.views }
 
+// segmentSnapshot is snapshot for the view of one segment: the cached
+// snapshot when the two files that view depends on, the manifest (which
+// lists the segments) and the segment file, are as its fingerprint saw
+// them, else the latest. Each lookup in segments/ then stats two files,
+// not every segment (ls -l of a long log's segments/ was quadratic).
+func (s *logSource) segmentSnapshot(segment string) (*sharedSnapshot, *logSnapshot, error) {
+	if shared := s.cache.current(); shared != nil {
+		if s.unchanged(shared.fp, "", segment) {
+			return shared, shared.snap.(*logSnapshot), nil
+		}
+		shared.release()
+	}
+	return s.snapshot()
+}
+
+// unchanged reports whether the state files named (segment names, "" for
+// the manifest) stat as fp saw them.
+func (s *logSource) unchanged(fp fingerprint, names ...string) bool {
+	for _, name := range names {
+		want, ok := fp.stamps[name]
+		if !ok {
+			return false
+		}
+		f, err := s.store.StateFile(name)
+		if err != nil || stampOf(f.Info) != want {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *logSource) latest(name string) (viewSnap, error) {
-	shared, snap, err := s.snapshot()
+	var shared *sharedSnapshot
+	var snap *logSnapshot
+	var err error
+	if segment, ok := strings.CutPrefix(name, segmentsView+"/"); ok {
+		shared, snap, err = s.segmentSnapshot(segment)
+	} else {
+		shared, snap, err = s.snapshot()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +199,7 @@ func (s *logSource) latest(name string) (viewSnap, error) {
 		v.st = viewStat{size: size, mtime: shared.fp.mtime(""), key: shared.fp.key}
 		return v, nil
 	}
-	seg, err := segmentOf(snap, name)
+	seg, err := snap.segment(name)
 	if err != nil {
 		shared.release()
 		return nil, err
@@ -208,14 +250,22 @@ func (v *logViewSnap) extendsKnown(prev viewSnap) bool {
 // isLineError: RecordLines reports an undecodable line and leaves it out.
 func isLineError(err error) bool { return errors.Is(err, ErrSkippedLine) }
 
-// segmentOf finds "segments/<file>" among the snapshot's segments.
-func segmentOf(snap LogSnapshot, name string) (LogSegment, error) {
-	file, ok := strings.CutPrefix(name, segmentsView+"/")
-	if ok {
-		for _, seg := range snap.Segments() {
-			if seg.File == file {
-				return seg, nil
+// segment finds "segments/<file>" among the snapshot's segments, by an
+// index made once per snapshot: a lookup of each segment of a long log
+// must not list them all again.
+func (ls *logSnapshot) segment(name string) (LogSegment, error) {
+	ls.segmentsOnce.Do(func() {
+		segs := ls.Segments()
+		ls.segments = make(map[string]LogSegment, len(segs))
+		for _, seg := range segs {
+			if _, dup := ls.segments[seg.File]; !dup { // a file listed twice: the first
+				ls.segments[seg.File] = seg
 			}
+		}
+	})
+	if file, ok := strings.CutPrefix(name, segmentsView+"/"); ok {
+		if seg, ok := ls.segments[file]; ok {
+			return seg, nil
 		}
 	}
 	return LogSegment{}, fmt.Errorf("%s: %w", name, fs.ErrNotExist)

@@ -1,6 +1,7 @@
 package fusefs
 
 import (
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,17 @@ import (
 type fingerprint struct {
 	key    string
 	mtimes map[string]time.Time // per file name; "" = the newest of all
+	stamps map[string]fileStamp // per file, when the source checks files one by one (logSource)
+}
+
+// fileStamp is what a fingerprint knows of one file.
+type fileStamp struct {
+	size, mtimeNs int64
+	ino           uint64
+}
+
+func stampOf(fi os.FileInfo) fileStamp {
+	return fileStamp{size: fi.Size(), mtimeNs: fi.ModTime().UnixNano(), ino: inodeOf(fi)}
 }
 
 func (f fingerprint) mtime(name string) time.Time {
@@ -82,6 +94,18 @@ func (c *snapshotCache) acquire() (*sharedSnapshot, error) {
 	}
 	c.cur = s
 	return s, nil
+}
+
+// current returns the cached snapshot (nil: none yet) with a reference the
+// caller must release, unchecked: the caller checks its fingerprint
+// against the files it depends on.
+func (c *snapshotCache) current() *sharedSnapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur != nil {
+		c.cur.retain()
+	}
+	return c.cur
 }
 
 // drop releases the cache's reference (unmount).

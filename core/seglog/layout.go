@@ -2,6 +2,7 @@ package seglog
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"sort"
 	"strings"
@@ -100,4 +101,22 @@ func StateFiles(dir string) ([]StateFile, error) {
 		}
 	}
 	return files, nil
+}
+
+// StatStateFile stats one of StateFiles' files: the manifest (segment "")
+// or segments/<segment>. Its stat equals StateFiles' for a regular file; a
+// symlink fails (*fsutil.SymlinkError), as ReadDir would not show it as one.
+func StatStateFile(dir, segment string) (StateFile, error) {
+	path := manifestName
+	if segment != "" {
+		if !IsSegmentName(segment) || strings.ContainsRune(segment, '/') {
+			return StateFile{}, fmt.Errorf("%s: not a segment name: %w", segment, fs.ErrNotExist)
+		}
+		path = SegmentsDir + "/" + segment
+	}
+	fi, err := fsutil.Stat(dir + "/" + path)
+	if err != nil {
+		return StateFile{}, err
+	}
+	return StateFile{Path: path, Info: fi}, nil
 }

@@ -62,6 +62,12 @@ func (d logDir) StateFiles() ([]fusefs.LogFile, error) {
 	return out, nil
 }
 
+// StateFile: seglog.StatStateFile.
+func (d logDir) StateFile(segment string) (fusefs.LogFile, error) {
+	f, err := seglog.StatStateFile(string(d), segment)
+	return fusefs.LogFile{Segment: segment, Info: f.Info}, err
+}
+
 // SnapshotAfter replays only what the segments gained since prev when it
 // can (seglog.Reader.SnapshotAfter); a prev of another backend is ignored.
 func (d logDir) SnapshotAfter(prev fusefs.LogSnapshot) (fusefs.LogSnapshot, error) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,6 +46,26 @@ func TestLogAdapter(t *testing.T) {
 	if err != nil || len(files) != 2 || files[0].Segment != "" || !store.Layout().IsSegment(files[1].Segment) {
 		t.Fatalf("StateFiles = %+v, %v; want the manifest, then one segment by name", files, err)
 	}
+	// StateFile stats one of them as StateFiles does, and nothing else: no
+	// other name, nothing outside segments/, no symlink.
+	for _, want := range files {
+		got, err := store.StateFile(want.Segment)
+		if err != nil || got.Segment != want.Segment || got.Info.Size() != want.Info.Size() ||
+			!got.Info.ModTime().Equal(want.Info.ModTime()) || got.Info.Sys().(*syscall.Stat_t).Ino != want.Info.Sys().(*syscall.Stat_t).Ino {
+			t.Errorf("StateFile(%q) = %+v, %v; want %+v", want.Segment, got, err, want)
+		}
+	}
+	segDir := root + "/audit/" + store.Layout().Segments
+	if err := os.Symlink(segDir+"/"+files[1].Segment, segDir+"/link.ndjson"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"../manifest.jsonc", "../" + files[1].Segment, "x/" + files[1].Segment, ".hidden.ndjson", "seg.idx.jsonc", "missing.ndjson", "link.ndjson"} {
+		if got, err := store.StateFile(name); err == nil {
+			t.Errorf("StateFile(%q) = %+v, want an error", name, got)
+		}
+	}
+	os.Remove(segDir + "/link.ndjson")
+
 	// A framed line whose data does not decode, after the valid record.
 	later := uuidv7.MaxForTimestampMs(time.Now().Add(time.Hour).UnixMilli())
 	bad := seglog.AppendLine(nil, []byte(`{"op":"put","id":"`+later+`","data":{"a":}}`))
