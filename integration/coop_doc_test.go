@@ -312,11 +312,19 @@ func coopDocStore(t *testing.T, o phpOracle, dur time.Duration, hosts coopHosts)
 	// Every read during the run showed a version some write stored.
 	// Without OPEN (--no-open) a reader's descriptor does not hold the
 	// stored file: any change of the record during the read may show, or
-	// fail the read (fusefs/nodewrites.go).
+	// fail the read (fusefs/nodewrites.go), and an outside change counts as
+	// one until the watcher has seen it (README, "Mounting": the kernel
+	// reads the record by its old node until then), so the window of a
+	// write stays open for watcherLag after it returned.
+	const watcherLag = int64(2 * time.Second)
 	creating := func(id string, t0, t1 int64) bool {
 		return slices.ContainsFunc(ops, func(op docOp) bool {
 			inPlace := op.How == "cat >" || op.How == "cp"
-			return op.ID == id && (inPlace || noOpen) && op.T0 <= t1 && t0 <= op.T1
+			end := op.T1
+			if noOpen {
+				end += watcherLag
+			}
+			return op.ID == id && (inPlace || noOpen) && op.T0 <= t1 && t0 <= end
 		})
 	}
 	for _, s := range seen {
