@@ -181,7 +181,8 @@ func (s *logSource) latest(name string) (viewSnap, error) {
 	var shared *sharedSnapshot
 	var snap *logSnapshot
 	var err error
-	if segment, ok := strings.CutPrefix(name, segmentsView+"/"); ok {
+	segment, isSegment := strings.CutPrefix(name, segmentsView+"/")
+	if isSegment {
 		shared, snap, err = s.segmentSnapshot(segment)
 	} else {
 		shared, snap, err = s.snapshot()
@@ -199,10 +200,10 @@ func (s *logSource) latest(name string) (viewSnap, error) {
 		v.st = viewStat{size: size, mtime: shared.fp.mtime(""), key: shared.fp.key}
 		return v, nil
 	}
-	seg, err := snap.segment(name)
-	if err != nil {
+	seg, ok := snap.segment(segment)
+	if !isSegment || !ok {
 		shared.release()
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
 	v.segment = seg.File
 	v.st = viewStat{size: seg.PayloadBytes, mtime: shared.fp.mtime(name), key: shared.fp.key}
@@ -250,10 +251,10 @@ func (v *logViewSnap) extendsKnown(prev viewSnap) bool {
 // isLineError: RecordLines reports an undecodable line and leaves it out.
 func isLineError(err error) bool { return errors.Is(err, ErrSkippedLine) }
 
-// segment finds "segments/<file>" among the snapshot's segments, by an
+// segment finds the segment file among the snapshot's segments, by an
 // index made once per snapshot: a lookup of each segment of a long log
 // must not list them all again.
-func (ls *logSnapshot) segment(name string) (LogSegment, error) {
+func (ls *logSnapshot) segment(file string) (LogSegment, bool) {
 	ls.segmentsOnce.Do(func() {
 		segs := ls.Segments()
 		ls.segments = make(map[string]LogSegment, len(segs))
@@ -263,10 +264,6 @@ func (ls *logSnapshot) segment(name string) (LogSegment, error) {
 			}
 		}
 	})
-	if file, ok := strings.CutPrefix(name, segmentsView+"/"); ok {
-		if seg, ok := ls.segments[file]; ok {
-			return seg, nil
-		}
-	}
-	return LogSegment{}, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+	seg, ok := ls.segments[file]
+	return seg, ok
 }
