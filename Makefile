@@ -6,7 +6,7 @@ DEMO_ROOT := demo-data
 MNT       := mnt
 BENCH_DATA ?= /tmp/storhfs-bench
 # Packages with concurrent code run under the race detector.
-RACE_PKGS := ./core/... ./fusefs/... ./internal/fuseuring
+RACE_PKGS := ./core/... ./fusefs/... ./internal/fuseuring ./internal/lockedbuf
 
 # make difftest: sequences per engine and first seed of the long differential run.
 SEQS ?= 1000
@@ -48,7 +48,7 @@ test: vet
 	$(GO) test -race -count=1 $(RACE_PKGS)
 	# Allocation counts are not exact under the race detector: check them without it.
 	$(GO) test -count=1 -run 'Allocations' $(RACE_PKGS)
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e '/core/' -e '/fusefs$$' -e '/integration$$' -e '/internal/fuseuring$$')
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e '/core/' -e '/fusefs$$' -e '/integration$$' -e '/internal/fuseuring$$' -e '/internal/lockedbuf$$')
 	$(GO) test -count=1 -timeout 20m ./integration/...
 	# Again with every mount serving over io_uring (--io-uring), where the kernel has it.
 	@if [ -w /sys/module/fuse/parameters/enable_uring ]; then \

@@ -1,37 +1,24 @@
 package fusefs
 
 import (
-	"bytes"
 	"context"
 	"log"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/storhfs/storhfs/internal/lockedbuf"
 )
 
-// lockedBuffer is a log destination tests can read while the mount writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) lines() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Split(strings.TrimSuffix(b.buf.String(), "\n"), "\n")
+// logLines splits what a logger wrote into b into its lines.
+func logLines(b *lockedbuf.Buffer) []string {
+	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 }
 
 // The kept refusals are bounded by count and by bytes, newest last, and
 // every report is also one line of the mount's log.
 func TestRefusalLogIsBounded(t *testing.T) {
-	var logged lockedBuffer
+	var logged lockedbuf.Buffer
 	r := newRefusalLog(log.New(&logged, "", 0))
 	for i := 0; i < maxRefusals+50; i++ {
 		r.report("commit pages/%03d.jsonc rejected: %s", i, "bad")
@@ -44,7 +31,7 @@ func TestRefusalLogIsBounded(t *testing.T) {
 	if !strings.Contains(lines[0], "pages/050.jsonc rejected: bad") || !strings.Contains(lines[len(lines)-1], "pages/149.jsonc rejected: bad") {
 		t.Errorf("kept from %q to %q, want the newest, oldest first", lines[0], lines[len(lines)-1])
 	}
-	if got := len(logged.lines()); got != maxRefusals+50 {
+	if got := len(logLines(&logged)); got != maxRefusals+50 {
 		t.Errorf("%d log lines, want one per report", got)
 	}
 
@@ -63,9 +50,9 @@ func TestRefusalLogIsBounded(t *testing.T) {
 }
 
 // reportingCollection is a quiet test collection whose log is returned.
-func reportingCollection(t *testing.T, s RecordStore) (*collectionNode, *lockedBuffer) {
+func reportingCollection(t *testing.T, s RecordStore) (*collectionNode, *lockedbuf.Buffer) {
 	c := quietCollection(s)
-	var logged lockedBuffer
+	var logged lockedbuf.Buffer
 	c.m.refusals = newRefusalLog(log.New(&logged, "", 0))
 	return c, &logged
 }
@@ -177,7 +164,7 @@ func TestReportedOutcomes(t *testing.T) {
 		!strings.HasSuffix(got[1], " create c/notes.txt refused: not a record name (<uuidv7>.jsonc) nor a known temporary name") {
 		t.Errorf("refusals = %q", got)
 	}
-	if lines := logged.lines(); len(lines) != 2 || !strings.HasPrefix(lines[1], "create c/notes.txt refused") {
+	if lines := logLines(logged); len(lines) != 2 || !strings.HasPrefix(lines[1], "create c/notes.txt refused") {
 		t.Errorf("log = %q", lines)
 	}
 }

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storhfs/storhfs/internal/lockedbuf"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/storhfs/storhfs/internal/corpus"
@@ -124,7 +126,7 @@ func monoNS() int64 {
 type groupProc struct {
 	name string
 	cmd  *exec.Cmd
-	out  *lockedWriter
+	out  *lockedbuf.Buffer
 	done chan error
 }
 
@@ -135,7 +137,7 @@ func startGroup(t *testing.T, limit time.Duration, env []string, name string, ar
 	cmd := exec.Command(name, args...)
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &groupProc{name: name + " " + strings.Join(args, " "), cmd: cmd, out: &lockedWriter{}, done: make(chan error, 1)}
+	p := &groupProc{name: name + " " + strings.Join(args, " "), cmd: cmd, out: &lockedbuf.Buffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storhfs/storhfs/internal/lockedbuf"
+
 	"github.com/storhfs/storhfs/internal/corpus"
 )
 
@@ -122,7 +124,7 @@ func writeImportRows(t *testing.T, path, slugPrefix string, n int) {
 func killWriterMidRun(t *testing.T, cmd *exec.Cmd, root string, run int) {
 	t.Helper()
 	before := len(storedIDs(t, root, "pages"))
-	var stderr lockedWriter
+	var stderr lockedbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storhfs/storhfs/internal/lockedbuf"
 )
 
 // Background mode, log levels, syslog, systemd readiness and the exit
@@ -21,7 +23,7 @@ func runMountCmd(t *testing.T, env []string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(storhfsBin, args...)
 	cmd.Env = append(os.Environ(), env...)
-	var stderr lockedWriter
+	var stderr lockedbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -156,7 +158,7 @@ func startNotifiedMount(t *testing.T, dir string, argv ...string) (*mount, *net.
 	notify := listenUnixgram(t, "notify")
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+notify.LocalAddr().String())
-	m := &mount{t: t, dir: dir, cmd: cmd, done: make(chan error, 1), log: &lockedWriter{}}
+	m := &mount{t: t, dir: dir, cmd: cmd, done: make(chan error, 1), log: &lockedbuf.Buffer{}}
 	cmd.Stdout, cmd.Stderr = m.log, m.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -6,17 +6,17 @@ package integration
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storhfs/storhfs/internal/lockedbuf"
 
 	"github.com/storhfs/storhfs/core/uuidv7"
 	"github.com/storhfs/storhfs/internal/corpus"
@@ -98,7 +98,7 @@ type mount struct {
 	dir  string
 	cmd  *exec.Cmd
 	done chan error
-	log  *lockedWriter
+	log  *lockedbuf.Buffer
 	// ready is the mount's ready line.
 	ready string
 }
@@ -148,7 +148,7 @@ func startMountArgs(t *testing.T, bin, dir string, mountArgs ...string) *mount {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &mount{t: t, dir: dir, cmd: cmd, done: make(chan error, 1), log: &lockedWriter{}}
+	m := &mount{t: t, dir: dir, cmd: cmd, done: make(chan error, 1), log: &lockedbuf.Buffer{}}
 	cmd.Stderr = m.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -356,22 +356,4 @@ func (m *mount) logShows(s string) bool {
 			return false
 		}
 	}
-}
-
-// lockedWriter lets the mount's stderr be read while it is written.
-type lockedWriter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
-
-func (w *lockedWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storhfs/storhfs/internal/lockedbuf"
+
 	"github.com/storhfs/storhfs/internal/fusectl"
 )
 
@@ -41,7 +43,7 @@ func wantRefused(t *testing.T, mountpoint, want string, args ...string) {
 		}
 	}
 	cmd := exec.Command(storhfsBin, append([]string{"mount"}, args...)...)
-	out := &lockedWriter{}
+	out := &lockedbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storhfs/storhfs/internal/lockedbuf"
+
 	"github.com/storhfs/storhfs/internal/corpus"
 )
 
@@ -111,7 +113,7 @@ func TestDebianPackage(t *testing.T) {
 // output.
 func runBounded(t *testing.T, cmd *exec.Cmd, timeout time.Duration) (string, error) {
 	t.Helper()
-	var out lockedWriter
+	var out lockedbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

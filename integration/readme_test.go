@@ -31,6 +31,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storhfs/storhfs/internal/lockedbuf"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -272,7 +274,7 @@ func newReadmePaths(t *testing.T) readmePaths {
 func startReadmeMount(t *testing.T, mnt string, argv []string) *mount {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	m := &mount{t: t, dir: mnt, cmd: cmd, done: make(chan error, 1), log: &lockedWriter{}}
+	m := &mount{t: t, dir: mnt, cmd: cmd, done: make(chan error, 1), log: &lockedbuf.Buffer{}}
 	waitReady(t, m, "storhfs: mounted ", 15*time.Second)
 	return m
 }
@@ -463,7 +465,7 @@ func testReadmeMakeRun(t *testing.T, rd *readmeDoc) {
 	cmd := exec.Command("make", "--no-print-directory", "-C", "..", "run", "DEMO_ROOT="+demo, "MNT="+mnt)
 	// Own process group: Ctrl-C reaches make and the mount, as from a terminal.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	m := &mount{t: t, dir: mnt, cmd: cmd, done: make(chan error, 1), log: &lockedWriter{}}
+	m := &mount{t: t, dir: mnt, cmd: cmd, done: make(chan error, 1), log: &lockedbuf.Buffer{}}
 	t.Cleanup(func() {
 		if cmd.Process != nil {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

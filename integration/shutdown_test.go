@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storhfs/storhfs/internal/lockedbuf"
 )
 
 // A clean shutdown must never make close(2) lie: a writer whose close
@@ -27,7 +29,7 @@ func closeWriterContent(writer, n int, id string) string {
 type closeWriter struct {
 	n      int
 	cmd    *exec.Cmd
-	out    *lockedWriter
+	out    *lockedbuf.Buffer
 	resume io.WriteCloser // its stdin: with --pause, a line resumes it
 	done   chan error
 }
@@ -35,7 +37,7 @@ type closeWriter struct {
 func startCloseWriter(t *testing.T, n int, dir string, flags ...string) *closeWriter {
 	t.Helper()
 	args := append([]string{"close-writer", "--writer", strconv.Itoa(n)}, flags...)
-	w := &closeWriter{n: n, cmd: exec.Command(testaidBin, append(args, dir)...), out: &lockedWriter{}, done: make(chan error, 1)}
+	w := &closeWriter{n: n, cmd: exec.Command(testaidBin, append(args, dir)...), out: &lockedbuf.Buffer{}, done: make(chan error, 1)}
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
 	var err error
 	if w.resume, err = w.cmd.StdinPipe(); err != nil {

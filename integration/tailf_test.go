@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storhfs/storhfs/internal/lockedbuf"
+
 	"github.com/storhfs/storhfs/core/phpjson"
 	"github.com/storhfs/storhfs/core/queue"
 	"github.com/storhfs/storhfs/core/seglog"
@@ -50,7 +52,7 @@ func eventsView(t *testing.T, dir string) []byte {
 
 // tailProcess is a running tail whose output the test reads.
 type tailProcess struct {
-	out  *lockedWriter
+	out  *lockedbuf.Buffer
 	cmd  *exec.Cmd
 	done chan struct{}
 }
@@ -60,9 +62,9 @@ func startTail(t *testing.T, path string, args ...string) *tailProcess {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	cmd := exec.CommandContext(ctx, "tail", append(args, path)...)
-	p := &tailProcess{out: &lockedWriter{}, cmd: cmd, done: make(chan struct{})}
+	p := &tailProcess{out: &lockedbuf.Buffer{}, cmd: cmd, done: make(chan struct{})}
 	cmd.Stdout = p.out
-	stderr := &lockedWriter{}
+	stderr := &lockedbuf.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		cancel()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,35 +9,18 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/storhfs/storhfs/internal/lockedbuf"
 )
 
 // mountProc is a running `storhfs mount ROOT MOUNTPOINT` process.
 type mountProc struct {
 	cmd        *exec.Cmd
 	mountpoint string
-	stderr     *logBuffer
+	stderr     *lockedbuf.Buffer // readable while the process writes it
 	exited     chan struct{}
-}
-
-// logBuffer is a process's stderr, readable while the process writes it.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 const mountReadyTimeout = 30 * time.Second
@@ -59,7 +41,7 @@ func startServer(cmd *exec.Cmd, mountpoint string) (*mountProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	stderr := &logBuffer{}
+	stderr := &lockedbuf.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
