@@ -95,14 +95,16 @@ func (ls *logSnapshot) records() (size int64, tail []byte, err error) {
 // segment's mtime is also its view's (segments/<file>).
 func (s *logSource) fingerprint() (fingerprint, error) {
 	var key strings.Builder
-	fp := fingerprint{mtimes: map[string]time.Time{}, stamps: map[string]fileStamp{}}
+	fp := fingerprint{mtimes: map[string]time.Time{}, stamps: map[string]storedFile{}}
 	files, err := s.store.StateFiles()
 	if err != nil {
 		return fp, err
 	}
 	for _, f := range files {
 		fmt.Fprintf(&key, "%s %d %d %d;", f.Segment, f.Info.Size(), f.Info.ModTime().UnixNano(), inodeOf(f.Info))
-		fp.stamps[f.Segment] = stampOf(f.Info)
+		if stamp, ok := storedFileOfInfo(f.Info); ok {
+			fp.stamps[f.Segment] = stamp
+		}
 		if f.Info.ModTime().After(fp.mtimes[""]) {
 			fp.mtimes[""] = f.Info.ModTime()
 		}
@@ -170,7 +172,10 @@ func (s *logSource) unchanged(fp fingerprint, names ...string) bool {
 			return false
 		}
 		f, err := s.store.StateFile(name)
-		if err != nil || stampOf(f.Info) != want {
+		if err != nil {
+			return false
+		}
+		if got, ok := storedFileOfInfo(f.Info); !ok || got != want {
 			return false
 		}
 	}

@@ -1,7 +1,6 @@
 package fusefs
 
 import (
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,18 +11,8 @@ import (
 // view's content is unchanged.
 type fingerprint struct {
 	key    string
-	mtimes map[string]time.Time // per file name; "" = the newest of all
-	stamps map[string]fileStamp // per file, when the source checks files one by one (logSource)
-}
-
-// fileStamp is what a fingerprint knows of one file.
-type fileStamp struct {
-	size, mtimeNs int64
-	ino           uint64
-}
-
-func stampOf(fi os.FileInfo) fileStamp {
-	return fileStamp{size: fi.Size(), mtimeNs: fi.ModTime().UnixNano(), ino: inodeOf(fi)}
+	mtimes map[string]time.Time  // per file name; "" = the newest of all
+	stamps map[string]storedFile // per file, when the source checks files one by one (logSource)
 }
 
 func (f fingerprint) mtime(name string) time.Time {
